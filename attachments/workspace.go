@@ -1,0 +1,149 @@
+package attachments
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"slices"
+)
+
+// Folder names of the workspace, relative to BaseDir, in slash form.
+const (
+	// WorkspaceDir is the workspace itself, relative to BaseDir.
+	WorkspaceDir = "attachments/email"
+	// UploadsDir holds files the operator offers for sending.
+	UploadsDir = "uploads"
+	// DownloadsDir holds attachments saved from mail.
+	DownloadsDir = "downloads"
+)
+
+// DefaultMaxFileSize is the per-file limit used when Options.MaxFileSize is
+// not positive (MAX_ATTACHMENT_SIZE_MB's default of 50).
+const DefaultMaxFileSize int64 = 50 << 20
+
+const (
+	dirPerm  fs.FileMode = 0o700
+	filePerm fs.FileMode = 0o600
+)
+
+// Options configures a Workspace.
+type Options struct {
+	// BaseDir is EMAIL_BASE_DIR and must be absolute. It never defaults to
+	// the working directory: empty gives ErrNotConfigured.
+	BaseDir string
+	// MaxFileSize is the per-file limit in bytes for reading and writing;
+	// zero or less means DefaultMaxFileSize.
+	MaxFileSize int64
+	// Logger receives start-up warnings; nil discards them.
+	Logger *slog.Logger
+}
+
+// Workspace is the opened attachment workspace. It is safe for concurrent use.
+type Workspace struct {
+	base    string
+	dir     string
+	roots   map[string]*os.Root // UploadsDir and DownloadsDir
+	maxSize int64
+	log     *slog.Logger
+}
+
+// Open creates BaseDir/attachments/email/{uploads,downloads} as needed (mode
+// 0700) and opens both folders as os.Root. The two folders must be real
+// folders inside attachments/email: a symlink that points elsewhere is refused.
+func Open(opts Options) (*Workspace, error) {
+	if opts.BaseDir == "" {
+		return nil, ErrNotConfigured
+	}
+	if !filepath.IsAbs(opts.BaseDir) {
+		return nil, fmt.Errorf("open workspace: base dir %q is not absolute: %w", opts.BaseDir, ErrInvalidPath)
+	}
+	w := &Workspace{
+		base:    filepath.Clean(opts.BaseDir),
+		maxSize: opts.MaxFileSize,
+		log:     opts.Logger,
+		roots:   make(map[string]*os.Root, 2),
+	}
+	if w.maxSize <= 0 {
+		w.maxSize = DefaultMaxFileSize
+	}
+	if w.log == nil {
+		w.log = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	w.dir = filepath.Join(w.base, filepath.FromSlash(WorkspaceDir))
+	if err := makeDirs(w.dir); err != nil {
+		return nil, fmt.Errorf("open workspace: %w", err)
+	}
+	if err := w.openRoots(); err != nil {
+		w.Close()
+		return nil, fmt.Errorf("open workspace: %w", err)
+	}
+	return w, nil
+}
+
+// makeDirs creates dir/uploads and dir/downloads with their missing parents
+// and sets 0700 on every directory it created, whatever the umask.
+func makeDirs(dir string) error {
+	var created []string
+	for _, sub := range []string{UploadsDir, DownloadsDir} {
+		leaf := filepath.Join(dir, sub)
+		for p := leaf; ; p = filepath.Dir(p) {
+			if _, err := os.Lstat(p); err == nil {
+				break
+			} else if !errors.Is(err, fs.ErrNotExist) {
+				return err
+			}
+			if !slices.Contains(created, p) {
+				created = append(created, p)
+			}
+			if p == filepath.Dir(p) {
+				break
+			}
+		}
+		if err := os.MkdirAll(leaf, dirPerm); err != nil {
+			return err
+		}
+	}
+	for _, p := range created {
+		if err := os.Chmod(p, dirPerm); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// openRoots opens uploads/ and downloads/ through a Root of the workspace
+// folder, so neither can be a symlink to somewhere else.
+func (w *Workspace) openRoots() error {
+	top, err := os.OpenRoot(w.dir)
+	if err != nil {
+		return err
+	}
+	defer top.Close()
+	for _, sub := range []string{UploadsDir, DownloadsDir} {
+		r, err := top.OpenRoot(sub)
+		if err != nil {
+			return fsError("open", sub, err)
+		}
+		w.roots[sub] = r
+		if fi, err := r.Stat("."); err == nil && fi.Mode().Perm()&0o077 != 0 {
+			w.log.Warn("attachment folder is readable by others", "folder", sub, "mode", fi.Mode().Perm().String())
+		}
+	}
+	return nil
+}
+
+// Close releases the folders. Downloads not yet committed fail afterwards.
+func (w *Workspace) Close() error {
+	var errs []error
+	for _, r := range w.roots {
+		errs = append(errs, r.Close())
+	}
+	return errors.Join(errs...)
+}
+
+// MaxFileSize reports the per-file limit in bytes.
+func (w *Workspace) MaxFileSize() int64 { return w.maxSize }
