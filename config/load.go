@@ -1,0 +1,204 @@
+package config
+
+import (
+	"cmp"
+	"errors"
+	"io/fs"
+	"os"
+	"reflect"
+	"slices"
+	"strings"
+
+	"github.com/joho/godotenv"
+)
+
+// DefaultEnvFile is the .env file read when LoadOptions.EnvFile is empty.
+const DefaultEnvFile = ".env"
+
+// LoadOptions says where Load reads variables from.
+type LoadOptions struct {
+	// EnvFile is the path of the .env file; "" means ./.env when present.
+	EnvFile string
+	// EnvFileExplicit is true when the user named the file (--env-file):
+	// then a missing file is an error.
+	EnvFileExplicit bool
+	// Environ is the environment; nil means the real process environment.
+	Environ map[string]string
+}
+
+// Load reads every variable from the environment and the .env file, applies
+// defaults, resolves derived values and validates the result.
+//
+// A variable present in the environment wins over the .env file, even when it
+// is empty; an empty value means "unset": the default applies. Load never
+// changes the process environment.
+//
+// Every bad or missing variable is reported at once: the error is an
+// errors.Join of *VarError, one per line, in the order of the Config fields;
+// it matches ErrInvalid. A .env file that cannot be read or parsed gives an
+// error that matches ErrEnvFile and ErrInvalid instead.
+func Load(opts LoadOptions) (*Config, error) {
+	env := opts.Environ
+	if env == nil {
+		env = osEnviron()
+	}
+	file, err := readEnvFile(opts.EnvFile, opts.EnvFileExplicit)
+	if err != nil {
+		return nil, err
+	}
+	ld := &loader{env: env, file: file, sources: map[string]Source{}, failed: map[string]bool{}}
+	c := &Config{}
+	ld.decodeAll(c)
+	ld.resolve(c)
+	ld.validate(c)
+	if err := ld.err(); err != nil {
+		return nil, err
+	}
+	c.sources = ld.sources
+	c.fileKeys = ld.unknownFileKeys()
+	return c, nil
+}
+
+// readEnvFile reads the .env file into a map; a missing implicit file is none.
+func readEnvFile(path string, explicit bool) (map[string]string, error) {
+	if path == "" {
+		path = DefaultEnvFile
+	}
+	m, err := godotenv.Read(path)
+	if err == nil {
+		return m, nil
+	}
+	var pe *fs.PathError
+	switch {
+	case errors.Is(err, fs.ErrNotExist) && !explicit:
+		return map[string]string{}, nil
+	case errors.As(err, &pe):
+		return nil, &envFileError{path: path, err: err}
+	default: // a godotenv syntax error: its text quotes the file
+		return nil, &envFileError{path: path, err: errSyntax}
+	}
+}
+
+// osEnviron is the process environment as a map.
+func osEnviron() map[string]string {
+	env := map[string]string{}
+	for _, kv := range os.Environ() {
+		k, v, ok := strings.Cut(kv, "=")
+		if ok && k != "" {
+			env[k] = v
+		}
+	}
+	return env
+}
+
+// loader holds the state of one Load: inputs, sources and collected errors.
+type loader struct {
+	env, file map[string]string
+	sources   map[string]Source
+	errs      []*VarError
+	failed    map[string]bool
+}
+
+// lookup returns a variable's raw value and source; "" when unset or empty.
+// The environment hides the file even when its value is empty.
+func (ld *loader) lookup(name string) (string, Source) {
+	v, ok := ld.env[name]
+	src := SourceEnv
+	if !ok {
+		v, ok = ld.file[name]
+		src = SourceFile
+	}
+	if !ok || strings.TrimSpace(v) == "" {
+		return "", SourceDefault
+	}
+	return v, src
+}
+
+// fail records a bad variable; value must be "" for secrets.
+func (ld *loader) fail(name, value, reason string) {
+	ld.failed[name] = true
+	ld.errs = append(ld.errs, &VarError{Name: name, Value: value, Reason: reason})
+}
+
+// ok reports whether a variable has not failed yet.
+func (ld *loader) ok(name string) bool { return !ld.failed[name] }
+
+// userSet reports whether the user gave the variable a non-empty value.
+func (ld *loader) userSet(name string) bool { return ld.sources[name].userSet() }
+
+// decodeAll fills every tagged field from its variable or its default.
+func (ld *loader) decodeAll(c *Config) {
+	v := reflect.ValueOf(c).Elem()
+	for _, f := range reflect.VisibleFields(v.Type()) {
+		name := f.Tag.Get("envconfig")
+		if name == "" {
+			continue
+		}
+		raw, src := ld.lookup(name)
+		if raw == "" {
+			raw = f.Tag.Get("default")
+		}
+		ld.sources[name] = src
+		if raw == "" {
+			continue
+		}
+		if err := decodeField(v.FieldByIndex(f.Index), f, raw); err != nil {
+			shown := raw
+			if f.Type == secretType {
+				shown = ""
+			}
+			ld.fail(name, shown, err.Error())
+		}
+	}
+}
+
+// err joins the collected errors in field order, or returns nil.
+func (ld *loader) err() error {
+	if len(ld.errs) == 0 {
+		return nil
+	}
+	order := fieldOrder()
+	slices.SortStableFunc(ld.errs, func(a, b *VarError) int {
+		return cmp.Compare(order[a.Name], order[b.Name])
+	})
+	errs := make([]error, len(ld.errs))
+	for i, e := range ld.errs {
+		errs[i] = e
+	}
+	return errors.Join(errs...)
+}
+
+// unknownFileKeys lists names in the .env file that are no variable of ours.
+func (ld *loader) unknownFileKeys() []string {
+	order := fieldOrder()
+	var unknown []string
+	for k := range ld.file {
+		if _, ok := order[k]; !ok {
+			unknown = append(unknown, k)
+		}
+	}
+	slices.Sort(unknown)
+	return unknown
+}
+
+// fieldOrder maps each variable name to its field index.
+func fieldOrder() map[string]int {
+	order := map[string]int{}
+	for i, f := range reflect.VisibleFields(reflect.TypeFor[Config]()) {
+		if name := f.Tag.Get("envconfig"); name != "" {
+			order[name] = i
+		}
+	}
+	return order
+}
+
+// Names lists every variable, in the order of the Config fields.
+func Names() []string {
+	order := fieldOrder()
+	names := make([]string, 0, len(order))
+	for name := range order {
+		names = append(names, name)
+	}
+	slices.SortFunc(names, func(a, b string) int { return cmp.Compare(order[a], order[b]) })
+	return names
+}

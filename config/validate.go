@@ -1,0 +1,281 @@
+package config
+
+import (
+	"net"
+	"net/netip"
+	"net/url"
+	"path/filepath"
+	"strconv"
+	"strings"
+)
+
+// resolve fills the derived defaults: SMTP_SSL from the port, the SMTP login
+// from the IMAP one, INBOX_ADDRESS from IMAP_USER, and absolute folders.
+func (ld *loader) resolve(c *Config) {
+	if !ld.userSet("SMTP_SSL") {
+		c.SMTPSSL = c.SMTPPort == 465
+		ld.sources["SMTP_SSL"] = SourceDerived
+	}
+	if !ld.userSet("SMTP_USER") && c.IMAPUser != "" {
+		c.SMTPUser = c.IMAPUser
+		ld.sources["SMTP_USER"] = SourceDerived
+	}
+	if !ld.userSet("SMTP_PASSWORD") && c.IMAPPassword.IsSet() {
+		c.SMTPPassword = c.IMAPPassword
+		ld.sources["SMTP_PASSWORD"] = SourceDerived
+	}
+	if !ld.userSet("INBOX_ADDRESS") && isAddress(c.IMAPUser) {
+		c.InboxAddress = c.IMAPUser
+		ld.sources["INBOX_ADDRESS"] = SourceDerived
+	}
+	ld.absolute("EMAIL_BASE_DIR", &c.EmailBaseDir)
+	ld.absolute("EMAIL_DATA_DIR", &c.EmailDataDir)
+}
+
+// absolute makes a non-empty folder path absolute.
+func (ld *loader) absolute(name string, dir *string) {
+	if *dir == "" || !ld.ok(name) {
+		return
+	}
+	abs, err := filepath.Abs(*dir)
+	if err != nil {
+		ld.fail(name, *dir, "cannot be made absolute: "+err.Error())
+		return
+	}
+	*dir = abs
+}
+
+// validate checks values and the rules between variables.
+func (ld *loader) validate(c *Config) {
+	ld.host("IMAP_HOST", "IMAP_PORT", &c.IMAPHost)
+	ld.host("SMTP_HOST", "SMTP_PORT", &c.SMTPHost)
+	ld.host("MCP_HOST", "MCP_PORT", &c.MCPHost)
+	ld.hostPort("DEV_SMTP_ADDR", c.DevSMTPAddr)
+	ld.hostPort("DEV_IMAP_ADDR", c.DevIMAPAddr)
+	ld.baseURL(&c.MCPBaseURL)
+	ld.origins(c.MCPAllowedOrigins)
+	ld.toolsets(&c.MCPToolsets)
+	ld.apiKey(c.MCPAPIKey)
+	ld.caFile(c.TLSCAFile)
+	if ld.userSet("INBOX_ADDRESS") && !isAddress(c.InboxAddress) {
+		ld.fail("INBOX_ADDRESS", c.InboxAddress, "must be an email address such as agent@example.com")
+	}
+	ld.account(c)
+	ld.plaintext(c)
+}
+
+// host checks a host name or IP address and strips IPv6 brackets.
+func (ld *loader) host(name, portName string, h *string) {
+	if *h == "" || !ld.ok(name) {
+		return
+	}
+	if reason := hostReason(*h, portName); reason != "" {
+		ld.fail(name, *h, reason)
+		return
+	}
+	*h = strings.TrimSuffix(strings.TrimPrefix(*h, "["), "]")
+}
+
+// hostReason says what is wrong with a host, or "" when it is fine.
+func hostReason(h, portName string) string {
+	if strings.Contains(h, "://") {
+		return "must be a host name without a scheme such as imaps://"
+	}
+	bare := strings.TrimSuffix(strings.TrimPrefix(h, "["), "]")
+	if _, err := netip.ParseAddr(bare); err == nil {
+		return ""
+	}
+	if strings.Contains(h, ":") {
+		return "must be a host name or IP address without a port (set " + portName + ")"
+	}
+	if !validHostName(h) {
+		return "must be a host name or IP address"
+	}
+	return ""
+}
+
+// validHostName accepts letters, digits, '-', '_' and dots, up to 253 bytes.
+func validHostName(h string) bool {
+	if len(h) > 253 || strings.HasPrefix(h, ".") || strings.Contains(h, "..") {
+		return false
+	}
+	for _, r := range h {
+		ok := r == '-' || r == '_' || r == '.' || r >= '0' && r <= '9' ||
+			r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z'
+		if !ok {
+			return false
+		}
+	}
+	return true
+}
+
+// hostPort checks a listen address such as 127.0.0.1:2525 (port 0 allowed).
+func (ld *loader) hostPort(name, addr string) {
+	if addr == "" || !ld.ok(name) {
+		return
+	}
+	const reason = "must be host:port, such as 127.0.0.1:2525"
+	h, p, err := net.SplitHostPort(addr)
+	if err != nil {
+		ld.fail(name, addr, reason)
+		return
+	}
+	if n, err := strconv.Atoi(p); err != nil || n < 0 || n > 65535 {
+		ld.fail(name, addr, "must have a port from 0 to 65535")
+		return
+	}
+	if h != "" && hostReason(h, name) != "" {
+		ld.fail(name, addr, reason)
+	}
+}
+
+// baseURL checks MCP_BASE_URL and drops a trailing slash.
+func (ld *loader) baseURL(s *string) {
+	const name = "MCP_BASE_URL"
+	if *s == "" || !ld.ok(name) {
+		return
+	}
+	u, err := url.Parse(*s)
+	switch {
+	case err != nil || u.Opaque != "" || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https"):
+		ld.fail(name, redactURL(*s), "must be an absolute http or https URL, such as https://mail.example.com")
+	case u.User != nil:
+		ld.fail(name, "", "must not contain a user name or password")
+	case u.RawQuery != "" || u.ForceQuery || u.Fragment != "":
+		ld.fail(name, *s, "must not have a query or fragment")
+	default:
+		*s = strings.TrimRight(*s, "/")
+	}
+}
+
+// redactURL hides a userinfo part of a URL that failed to parse.
+func redactURL(s string) string {
+	if strings.Contains(s, "@") {
+		return ""
+	}
+	return s
+}
+
+// origins checks each MCP_ALLOWED_ORIGINS item and normalises its case.
+func (ld *loader) origins(list []string) {
+	const name = "MCP_ALLOWED_ORIGINS"
+	for i, o := range list {
+		norm, ok := normalizeOrigin(o)
+		if !ok {
+			ld.fail(name, redactURL(o), "each origin must be scheme://host[:port], such as https://app.example.com")
+			continue
+		}
+		list[i] = norm
+	}
+}
+
+// normalizeOrigin returns scheme://host[:port] in lower case.
+func normalizeOrigin(o string) (string, bool) {
+	u, err := url.Parse(o)
+	if err != nil || u.Scheme == "" || u.Host == "" || u.User != nil || u.Opaque != "" ||
+		(u.Path != "" && u.Path != "/") || u.RawQuery != "" || u.ForceQuery || u.Fragment != "" {
+		return "", false
+	}
+	if p := u.Port(); p != "" {
+		if n, err := strconv.Atoi(p); err != nil || n < 1 || n > 65535 {
+			return "", false
+		}
+	}
+	if hostReason(u.Hostname(), "") != "" {
+		return "", false
+	}
+	return strings.ToLower(u.Scheme + "://" + u.Host), true
+}
+
+// toolsets checks MCP_TOOLSETS: mail and/or inbox, at least one.
+func (ld *loader) toolsets(list *[]string) {
+	const name = "MCP_TOOLSETS"
+	if !ld.ok(name) {
+		return
+	}
+	if len(*list) == 0 {
+		ld.fail(name, "", "must name at least one toolset: mail, inbox")
+		return
+	}
+	for _, t := range *list {
+		if l := lower(t); l != ToolsetMail && l != ToolsetInbox {
+			ld.fail(name, t, "each toolset must be mail or inbox")
+		}
+	}
+	*list = splitList(lower(strings.Join(*list, ",")))
+}
+
+// apiKey checks that MCP_API_KEY can travel in an HTTP header unchanged.
+func (ld *loader) apiKey(key Secret) {
+	for _, b := range []byte(key.Reveal()) {
+		if b <= ' ' || b >= 0x7f {
+			ld.fail("MCP_API_KEY", "", "must be printable ASCII without spaces (it is sent in an HTTP header)")
+			return
+		}
+	}
+}
+
+// caFile checks that TLS_CA_FILE holds at least one PEM certificate.
+func (ld *loader) caFile(path string) {
+	if path == "" || !ld.ok("TLS_CA_FILE") {
+		return
+	}
+	if _, err := readCAFile(path); err != nil {
+		ld.fail("TLS_CA_FILE", path, caReason(err))
+	}
+}
+
+// account checks what a real account (IMAP_HOST set) needs.
+func (ld *loader) account(c *Config) {
+	if c.Sandbox() {
+		return
+	}
+	if c.IMAPUser == "" {
+		ld.fail("IMAP_USER", "", "required when IMAP_HOST is set")
+	}
+	if !c.IMAPPassword.IsSet() {
+		ld.fail("IMAP_PASSWORD", "", "required when IMAP_HOST is set")
+	}
+	if c.SMTPHost == "" && !c.MCPReadOnly {
+		ld.fail("SMTP_HOST", "", "required when IMAP_HOST is set, unless MCP_READ_ONLY=true")
+	}
+}
+
+// plaintext refuses plain-text logins to hosts that are not loopback unless
+// IMAP_ALLOW_PLAINTEXT / SMTP_ALLOW_PLAINTEXT says so.
+func (ld *loader) plaintext(c *Config) {
+	if c.Sandbox() {
+		return
+	}
+	if c.imapPlaintext() && !isLoopback(c.IMAPHost) && !c.IMAPAllowPlaintext {
+		ld.fail("IMAP_STARTTLS", string(c.IMAPStartTLS), plaintextReason("IMAP"))
+	}
+	if c.smtpPlaintext() && !isLoopback(c.SMTPHost) && !c.SMTPAllowPlaintext {
+		ld.fail("SMTP_STARTTLS", string(c.SMTPStartTLS), plaintextReason("SMTP"))
+	}
+}
+
+func plaintextReason(proto string) string {
+	return "with " + proto + "_SSL=false this sends the password in plain text to a host that is not loopback; " +
+		"use " + proto + "_STARTTLS=true, or set " + proto + "_ALLOW_PLAINTEXT=true to accept the risk"
+}
+
+// imapPlaintext reports whether IMAP is configured without any TLS.
+func (c *Config) imapPlaintext() bool {
+	return !c.IMAPSSL && c.IMAPStartTLS == StartTLSDisabled
+}
+
+// smtpPlaintext reports whether SMTP is configured without any TLS.
+func (c *Config) smtpPlaintext() bool {
+	return c.SMTPHost != "" && !c.SMTPSSL && c.SMTPStartTLS == StartTLSDisabled
+}
+
+// isLoopback reports whether host is localhost, 127.0.0.0/8 or ::1.
+func isLoopback(host string) bool {
+	h := strings.TrimSuffix(strings.ToLower(host), ".")
+	if h == "localhost" {
+		return true
+	}
+	a, err := netip.ParseAddr(strings.TrimSuffix(strings.TrimPrefix(h, "["), "]"))
+	return err == nil && a.Unmap().IsLoopback()
+}
