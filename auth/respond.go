@@ -1,0 +1,69 @@
+package auth
+
+import (
+	"encoding/json"
+	"log/slog"
+	"net/http"
+)
+
+// The error codes of the JSON bodies that refused requests get.
+const (
+	CodeUnauthorized    = "UNAUTHORIZED"
+	CodeKeyInQuery      = "API_KEY_IN_QUERY"
+	CodeForbiddenOrigin = "FORBIDDEN_ORIGIN"
+)
+
+// refusal is a prepared error answer.
+type refusal struct {
+	status int
+	body   []byte
+}
+
+var (
+	unauthorized = newRefusal(http.StatusUnauthorized, CodeUnauthorized,
+		"missing or invalid API key")
+	keyInQueryRefusal = newRefusal(http.StatusBadRequest, CodeKeyInQuery,
+		"do not put the API key in the URL: send it in the X-API-Key header or as Authorization: Bearer")
+	forbiddenOrigin = newRefusal(http.StatusForbidden, CodeForbiddenOrigin,
+		"this Origin is not allowed (see MCP_ALLOWED_ORIGINS)")
+)
+
+// newRefusal builds {"error":{"code":…,"message":…}}.
+func newRefusal(status int, code, message string) refusal {
+	type body struct {
+		Code    string `json:"code"`
+		Message string `json:"message"`
+	}
+	b, err := json.Marshal(map[string]body{"error": {code, message}})
+	if err != nil {
+		panic(err)
+	}
+	return refusal{status, b}
+}
+
+// refuse logs the refusal (never the key or the query) and writes the answer.
+func (g *guard) refuse(w http.ResponseWriter, r *http.Request, f refusal, level slog.Level, reason string, attrs ...slog.Attr) {
+	all := append([]slog.Attr{
+		slog.String("reason", reason),
+		slog.Int("status", f.status),
+		slog.String("remote", r.RemoteAddr),
+		slog.String("method", r.Method),
+		slog.String("path", clip(r.URL.Path)),
+	}, attrs...)
+	g.logger.LogAttrs(r.Context(), level, "request refused", all...)
+	h := w.Header()
+	h.Set("Content-Type", "application/json")
+	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("Cache-Control", "no-store")
+	w.WriteHeader(f.status)
+	_, _ = w.Write(f.body)
+}
+
+// clip bounds a client-chosen string before it is logged.
+func clip(s string) string {
+	const maxLogged = 200
+	if len(s) > maxLogged {
+		return s[:maxLogged] + "..."
+	}
+	return s
+}
