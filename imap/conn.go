@@ -1,0 +1,86 @@
+package imap
+
+import (
+	"context"
+	"mime"
+	"net"
+	"sort"
+	"time"
+
+	goimap "github.com/emersion/go-imap/v2"
+	"github.com/emersion/go-imap/v2/imapclient"
+	"github.com/emersion/go-message/charset"
+)
+
+// logoutTimeout bounds the polite LOGOUT sent when a connection is closed.
+const logoutTimeout = time.Second
+
+// conn is one connection: an imapclient.Client over a deadlineConn.
+type conn struct {
+	ic       *imapclient.Client
+	dc       *deadlineConn
+	tls      bool          // the transport is TLS (implicit or after STARTTLS)
+	caps     goimap.CapSet // after login: capabilities do not change afterwards
+	lastUsed time.Time
+	spoiled  bool // an exchange was cut off: never reuse
+}
+
+// clientOptions are the imapclient options of every connection. No
+// DebugWriter: the wire log would contain the password.
+func clientOptions() *imapclient.Options {
+	return &imapclient.Options{
+		WordDecoder: &mime.WordDecoder{CharsetReader: charset.Reader},
+	}
+}
+
+// newConn starts an imapclient over nc (no I/O until the greeting is read).
+func newConn(nc net.Conn, isTLS bool) *conn {
+	dc := &deadlineConn{Conn: nc}
+	return &conn{ic: imapclient.New(dc, clientOptions()), dc: dc, tls: isTLS, lastUsed: time.Now()}
+}
+
+// run runs fn under ctx and timeout (see bridge); a cut-off exchange spoils
+// the connection.
+func (cn *conn) run(ctx context.Context, timeout time.Duration, fn func(*imapclient.Client) error) error {
+	spoiled, err := bridge(ctx, cn.dc, timeout, func() error { return fn(cn.ic) })
+	if spoiled {
+		cn.spoiled = true
+	}
+	return err
+}
+
+// dead reports whether imapclient's reader has stopped (EOF, BYE, error).
+func (cn *conn) dead() bool {
+	select {
+	case <-cn.ic.Closed():
+		return true
+	default:
+		return false
+	}
+}
+
+// close closes the connection at once; it returns when imapclient's reader
+// goroutine has ended.
+func (cn *conn) close() {
+	_ = cn.ic.Close()
+}
+
+// logout sends LOGOUT (bounded by logoutTimeout) and closes.
+func (cn *conn) logout() {
+	if !cn.spoiled && !cn.dead() {
+		_ = cn.run(context.Background(), logoutTimeout, func(ic *imapclient.Client) error {
+			return ic.Logout().Wait()
+		})
+	}
+	cn.close()
+}
+
+// capList returns capabilities as sorted strings.
+func capList(caps goimap.CapSet) []string {
+	l := make([]string, 0, len(caps))
+	for c := range caps {
+		l = append(l, string(c))
+	}
+	sort.Strings(l)
+	return l
+}

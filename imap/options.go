@@ -1,0 +1,132 @@
+package imap
+
+import (
+	"crypto/tls"
+	"log/slog"
+	"net"
+	"strconv"
+	"time"
+)
+
+// Security is how a connection to the IMAP server is protected.
+type Security int
+
+const (
+	// SecurityTLS is implicit TLS from the first byte (IMAP_SSL=true, port 993).
+	SecurityTLS Security = iota
+	// SecurityStartTLS upgrades a plaintext connection with STARTTLS before
+	// anything else is sent; a server that does not offer it fails with
+	// ErrTLS (IMAP_STARTTLS=true).
+	SecurityStartTLS
+	// SecurityStartTLSOptional uses STARTTLS when the server offers it and
+	// plaintext otherwise (IMAP_STARTTLS=none). It is weaker: an attacker on
+	// the path can hide the offer. Once a server has been seen offering
+	// STARTTLS, later connections of the same Client require it.
+	SecurityStartTLSOptional
+	// SecurityPlain sends everything, the password included, in clear text
+	// (IMAP_STARTTLS=false). The configuration allows it only to loopback
+	// hosts or with an explicit opt-in.
+	SecurityPlain
+)
+
+// String returns the mode's name: "tls", "starttls", "starttls-optional" or
+// "plain".
+func (s Security) String() string {
+	switch s {
+	case SecurityTLS:
+		return "tls"
+	case SecurityStartTLS:
+		return "starttls"
+	case SecurityStartTLSOptional:
+		return "starttls-optional"
+	case SecurityPlain:
+		return "plain"
+	default:
+		return "Security(" + strconv.Itoa(int(s)) + ")"
+	}
+}
+
+// Defaults of the zero fields of Options.
+const (
+	DefaultPoolSize       = 3
+	DefaultDialTimeout    = 15 * time.Second
+	DefaultCommandTimeout = 30 * time.Second
+	DefaultIdleCheck      = 60 * time.Second
+)
+
+// Options configures a Client. Zero fields take the defaults above.
+type Options struct {
+	Host     string
+	Port     int // 0: 993 with SecurityTLS, else 143
+	Username string
+	Password string
+	Security Security
+	// TLSConfig is cloned before use. Nil means the system roots with
+	// ServerName set to Host; an empty ServerName is set to Host too.
+	TLSConfig *tls.Config
+	// PoolSize is the most connections open at once, those being dialled
+	// included (IMAP_POOL_SIZE).
+	PoolSize int
+	// DialTimeout bounds the TCP connect and the TLS handshake.
+	DialTimeout time.Duration
+	// CommandTimeout is the deadline of every exchange with the server (the
+	// greeting, STARTTLS, login, each operation) when ctx has none shorter.
+	CommandTimeout time.Duration
+	// IdleCheck: a pooled connection unused for longer gets a NOOP before
+	// it is handed out again; one that fails it is replaced.
+	IdleCheck time.Duration
+	// MaxIdleTime, when positive, closes pooled connections unused for
+	// longer instead of reusing them.
+	MaxIdleTime time.Duration
+	// Logger receives connection events (never credentials or the wire
+	// log). Nil discards them.
+	Logger *slog.Logger
+}
+
+// withDefaults returns o with its zero fields filled in.
+func (o Options) withDefaults() Options {
+	if o.Port == 0 {
+		o.Port = 143
+		if o.Security == SecurityTLS {
+			o.Port = 993
+		}
+	}
+	if o.PoolSize <= 0 {
+		o.PoolSize = DefaultPoolSize
+	}
+	if o.DialTimeout <= 0 {
+		o.DialTimeout = DefaultDialTimeout
+	}
+	if o.CommandTimeout <= 0 {
+		o.CommandTimeout = DefaultCommandTimeout
+	}
+	if o.IdleCheck <= 0 {
+		o.IdleCheck = DefaultIdleCheck
+	}
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	return o
+}
+
+// address is host:port for dialling.
+func (o *Options) address() string {
+	return net.JoinHostPort(o.Host, strconv.Itoa(o.Port))
+}
+
+// tlsConfig returns a fresh TLS configuration for one connection.
+func (o *Options) tlsConfig() *tls.Config {
+	var cfg *tls.Config
+	if o.TLSConfig != nil {
+		cfg = o.TLSConfig.Clone()
+	} else {
+		cfg = &tls.Config{}
+	}
+	if cfg.ServerName == "" {
+		cfg.ServerName = o.Host
+	}
+	if cfg.MinVersion == 0 {
+		cfg.MinVersion = tls.VersionTLS12
+	}
+	return cfg
+}
