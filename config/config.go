@@ -18,7 +18,7 @@ import (
 // already resolved when Load returns.
 type Config struct {
 	IMAPHost           string   `envconfig:"IMAP_HOST" desc:"IMAP server host name; empty runs the embedded sandbox mail server"`
-	IMAPPort           int      `envconfig:"IMAP_PORT" default:"993" range:"1,65535" desc:"IMAP server port"`
+	IMAPPort           int      `envconfig:"IMAP_PORT" default:"993" range:"1,65535" desc:"IMAP server port (default 993; 143 when IMAP_SSL=false)"`
 	IMAPUser           string   `envconfig:"IMAP_USER" desc:"IMAP login name (required with IMAP_HOST)"`
 	IMAPPassword       Secret   `envconfig:"IMAP_PASSWORD" desc:"IMAP password (required with IMAP_HOST)"`
 	IMAPSSL            bool     `envconfig:"IMAP_SSL" default:"true" desc:"implicit TLS (IMAPS, port 993)"`

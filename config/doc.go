@@ -31,7 +31,7 @@
 // The variables of DESIGN.md ("Configuration"), with their defaults:
 //
 //	IMAP_HOST                   empty: run the embedded sandbox (DEV_SMTP_ADDR, DEV_IMAP_ADDR, EMAIL_DATA_DIR)
-//	IMAP_PORT=993 IMAP_USER IMAP_PASSWORD IMAP_SSL=true IMAP_STARTTLS=true IMAP_POOL_SIZE=3 (1..64)
+//	IMAP_PORT=993 (143 when IMAP_SSL=false) IMAP_USER IMAP_PASSWORD IMAP_SSL=true IMAP_STARTTLS=true IMAP_POOL_SIZE=3 (1..64)
 //	SMTP_HOST SMTP_PORT=587 SMTP_USER SMTP_PASSWORD SMTP_STARTTLS=true
 //	SMTP_SSL                    implicit TLS; default true when SMTP_PORT=465, else false
 //	TLS_CA_FILE                 extra CA certificates (PEM) to trust besides the system roots

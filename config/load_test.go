@@ -366,3 +366,21 @@ func TestLoadErrorsMatchErrInvalid(t *testing.T) {
 		t.Errorf("Load(missing explicit file) = %v, want ErrInvalid, ErrEnvFile and ErrNotExist", err)
 	}
 }
+
+func TestIMAPPortFollowsSSL(t *testing.T) {
+	tests := []struct {
+		env  map[string]string
+		want int
+	}{
+		{nil, 993},
+		{map[string]string{"IMAP_SSL": "false"}, 143},
+		{map[string]string{"IMAP_SSL": "false", "IMAP_PORT": "1143"}, 1143},
+		{map[string]string{"IMAP_SSL": "true", "IMAP_PORT": "143"}, 143},
+	}
+	for _, tc := range tests {
+		c := mustLoad(t, tc.env)
+		if c.IMAPPort != tc.want {
+			t.Errorf("Load(%v).IMAPPort = %d, want %d", tc.env, c.IMAPPort, tc.want)
+		}
+	}
+}

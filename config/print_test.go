@@ -90,7 +90,7 @@ func TestWarnings(t *testing.T) {
 		{"SMTP plain text allowed", with(realAccount, "SMTP_STARTTLS", "false", "SMTP_ALLOW_PLAINTEXT", "true"), []string{"SMTP_ALLOW_PLAINTEXT=true"}},
 		{"SMTP plain text to loopback", with(realAccount, "SMTP_HOST", "127.0.0.1", "SMTP_STARTTLS", "false"), nil},
 		{"IMAP_SSL on 143", with(realAccount, "IMAP_PORT", "143"), []string{"IMAP_SSL=true with IMAP_PORT=143"}},
-		{"no IMAP_SSL on 993", with(realAccount, "IMAP_SSL", "false"), []string{"IMAP_SSL=false with IMAP_PORT=993"}},
+		{"no IMAP_SSL on 993", with(realAccount, "IMAP_SSL", "false", "IMAP_PORT", "993"), []string{"IMAP_SSL=false with IMAP_PORT=993"}},
 		{"SMTP_SSL on 587", with(realAccount, "SMTP_SSL", "true"), []string{"SMTP_SSL=true with SMTP_PORT=587"}},
 		{"no SMTP_SSL on 465", with(realAccount, "SMTP_PORT", "465", "SMTP_SSL", "false"), []string{"SMTP_SSL=false with SMTP_PORT=465"}},
 		{"short API key", with(nil, "MCP_API_KEY", "short"), []string{"MCP_API_KEY is shorter"}},

@@ -9,9 +9,14 @@ import (
 	"strings"
 )
 
-// resolve fills the derived defaults: SMTP_SSL from the port, the SMTP login
+// resolve fills the derived defaults: IMAP_PORT 143 when IMAP_SSL=false (993
+// is implicit TLS), SMTP_SSL from the port, the SMTP login
 // from the IMAP one, INBOX_ADDRESS from IMAP_USER, and absolute folders.
 func (ld *loader) resolve(c *Config) {
+	if !ld.userSet("IMAP_PORT") && !c.IMAPSSL {
+		c.IMAPPort = 143
+		ld.sources["IMAP_PORT"] = SourceDerived
+	}
 	if !ld.userSet("SMTP_SSL") {
 		c.SMTPSSL = c.SMTPPort == 465
 		ld.sources["SMTP_SSL"] = SourceDerived
