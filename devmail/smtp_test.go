@@ -1,0 +1,186 @@
+package devmail_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/email-mcp/email-mcp/devmail"
+	"github.com/emersion/go-imap/v2"
+	"github.com/emersion/go-sasl"
+	gosmtp "github.com/emersion/go-smtp"
+)
+
+func TestSMTPCatchAllWithBcc(t *testing.T) {
+	s := startServer(t, devmail.Options{})
+	msg := message("hello", "alice@example.test", "Your code is 123456.")
+	rcpts := []string{"alice@example.test", "hidden-bcc@other.test"}
+	if err := sendSMTP(t, s, "app@example.test", rcpts, msg); err != nil {
+		t.Fatalf("SendMail() = %v, want nil", err)
+	}
+	c := dialIMAP(t, s, nil)
+	msgs := fetchAll(t, c, "INBOX")
+	if len(msgs) != 1 {
+		t.Fatalf("INBOX holds %d messages, want 1", len(msgs))
+	}
+	raw := msgs[0].Raw
+	if got, want := header(raw, "Envelope-To"), "alice@example.test, hidden-bcc@other.test"; got != want {
+		t.Errorf("Envelope-To = %q, want %q", got, want)
+	}
+	if got, want := header(raw, "Return-Path"), "<app@example.test>"; got != want {
+		t.Errorf("Return-Path = %q, want %q", got, want)
+	}
+	rcv := header(raw, "Received")
+	for _, want := range []string{"from client.test ([127.0.0.1])", "by sandbox.localhost (devmail) with ESMTP id"} {
+		if !strings.Contains(rcv, want) {
+			t.Errorf("Received = %q, want it to contain %q", rcv, want)
+		}
+	}
+	if !bytes.HasSuffix(raw, []byte(msg)) {
+		t.Errorf("stored message does not end with the sent one:\n%s", raw)
+	}
+	if m, u := status(t, c, "INBOX"); m != 1 || u != 1 {
+		t.Errorf("STATUS INBOX = %d messages, %d unseen; want 1, 1", m, u)
+	}
+}
+
+func TestSMTPStartTLSAndAuth(t *testing.T) {
+	s := startServer(t, devmail.Options{})
+	tests := []struct {
+		name      string
+		tls       bool
+		auth      sasl.Client
+		wantProto string
+	}{
+		{"starttls", true, nil, "with ESMTPS id"},
+		{"starttls plain auth", true, sasl.NewPlainClient("", "anyone", "anything"), "with ESMTPSA id"},
+		{"plaintext login auth", false, sasl.NewLoginClient("someone", "whatever"), "with ESMTPA id"},
+	}
+	for i, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var c *gosmtp.Client
+			var err error
+			if tt.tls {
+				c, err = gosmtp.DialStartTLS(s.SMTPAddr(), trustServer(t, s))
+			} else {
+				c, err = gosmtp.Dial(s.SMTPAddr())
+			}
+			if err != nil {
+				t.Fatalf("dial = %v", err)
+			}
+			defer c.Close()
+			if err := c.Hello("tls.test"); err != nil {
+				t.Fatalf("Hello() = %v (certificate not trusted?)", err)
+			}
+			if st, ok := c.TLSConnectionState(); tt.tls && (!ok || !st.HandshakeComplete) {
+				t.Fatalf("TLS handshake not complete")
+			}
+			if tt.auth != nil {
+				if err := c.Auth(tt.auth); err != nil {
+					t.Fatalf("Auth() = %v, want nil (any credentials)", err)
+				}
+			}
+			msg := message("tls "+tt.name, "bob@example.test", "body")
+			if err := c.SendMail("app@example.test", []string{"bob@example.test"}, strings.NewReader(msg)); err != nil {
+				t.Fatalf("SendMail() = %v", err)
+			}
+			msgs := fetchAll(t, dialIMAP(t, s, nil), "INBOX")
+			if len(msgs) != i+1 {
+				t.Fatalf("INBOX holds %d messages, want %d", len(msgs), i+1)
+			}
+			if rcv := header(msgs[i].Raw, "Received"); !strings.Contains(rcv, tt.wantProto) || !strings.Contains(rcv, "for <bob@example.test>") {
+				t.Errorf("Received = %q, want %q and the single recipient", rcv, tt.wantProto)
+			}
+		})
+	}
+}
+
+func TestSMTPOversizedRejected(t *testing.T) {
+	s := startServer(t, devmail.Options{MaxMessageBytes: 2048})
+	big := message("big", "bob@example.test", strings.Repeat("0123456789abcdef\r\n", 400))
+	err := sendSMTP(t, s, "app@example.test", []string{"bob@example.test"}, big)
+	var smtpErr *gosmtp.SMTPError
+	if !errors.As(err, &smtpErr) || smtpErr.Code != 552 {
+		t.Fatalf("SendMail(oversized) = %v, want SMTP 552", err)
+	}
+	if m, _ := status(t, dialIMAP(t, s, nil), "INBOX"); m != 0 {
+		t.Errorf("INBOX holds %d messages after a 552, want 0", m)
+	}
+	if err := sendSMTP(t, s, "app@example.test", []string{"bob@example.test"}, message("small", "bob@example.test", "ok")); err != nil {
+		t.Errorf("SendMail(small) after a 552 = %v, want nil", err)
+	}
+}
+
+// An empty DATA and a message without a header block are kept: the trace
+// headers become their header block.
+func TestSMTPOddMessagesKept(t *testing.T) {
+	tests := []struct {
+		name string
+		data string
+	}{
+		{"empty", ""},
+		{"no header block", "just a line of text\r\nand another\r\n"},
+		{"broken header", "Subject no colon here\r\n\r\nbody\r\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := startServer(t, devmail.Options{})
+			if err := sendSMTP(t, s, "app@example.test", []string{"x@example.test"}, tt.data); err != nil {
+				t.Fatalf("SendMail() = %v, want nil", err)
+			}
+			c := dialIMAP(t, s, nil)
+			msgs := fetchAll(t, c, "INBOX")
+			if len(msgs) != 1 {
+				t.Fatalf("INBOX holds %d messages, want 1", len(msgs))
+			}
+			if !bytes.HasSuffix(msgs[0].Raw, []byte(tt.data)) {
+				t.Fatalf("stored %q, want it to end with the data %q", msgs[0].Raw, tt.data)
+			}
+			if header(msgs[0].Raw, "Envelope-To") != "x@example.test" {
+				t.Errorf("Envelope-To missing in %q", msgs[0].Raw)
+			}
+			// ENVELOPE and BODYSTRUCTURE must not break on it.
+			if _, err := c.Fetch(imap.UIDSetNum(msgs[0].UID), &imap.FetchOptions{Envelope: true, BodyStructure: &imap.FetchItemBodyStructure{}}).Collect(); err != nil {
+				t.Errorf("Fetch(ENVELOPE BODYSTRUCTURE) = %v, want nil", err)
+			}
+		})
+	}
+}
+
+func TestDeliver(t *testing.T) {
+	s := startServer(t, devmail.Options{MaxMessageBytes: 4096})
+	ctx := context.Background()
+	msg := message("code", "agent+inbox1@sandbox.test", "Your code is 424242")
+	if err := s.Deliver(ctx, []byte(msg), []string{"agent+inbox1@sandbox.test"}); err != nil {
+		t.Fatalf("Deliver() = %v, want nil", err)
+	}
+	msgs := fetchAll(t, dialIMAP(t, s, nil), "INBOX")
+	if len(msgs) != 1 {
+		t.Fatalf("INBOX holds %d messages, want 1", len(msgs))
+	}
+	if got := header(msgs[0].Raw, "Envelope-To"); got != "agent+inbox1@sandbox.test" {
+		t.Errorf("Envelope-To = %q", got)
+	}
+	if rcv := header(msgs[0].Raw, "Received"); !strings.Contains(rcv, "with local id") {
+		t.Errorf("Received = %q, want a local delivery", rcv)
+	}
+	if !bytes.HasSuffix(msgs[0].Raw, []byte(msg)) {
+		t.Errorf("body not intact: %q", msgs[0].Raw)
+	}
+	if err := s.Deliver(ctx, bytes.Repeat([]byte("x"), 5000), nil); !errors.Is(err, devmail.ErrTooLarge) {
+		t.Errorf("Deliver(5000 bytes) = %v, want ErrTooLarge", err)
+	}
+	cancelled, cancel := context.WithCancel(ctx)
+	cancel()
+	if err := s.Deliver(cancelled, []byte(msg), nil); !errors.Is(err, context.Canceled) {
+		t.Errorf("Deliver(cancelled ctx) = %v, want context.Canceled", err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatalf("Close() = %v", err)
+	}
+	if err := s.Deliver(ctx, []byte(msg), nil); !errors.Is(err, devmail.ErrClosed) {
+		t.Errorf("Deliver after Close = %v, want ErrClosed", err)
+	}
+}
