@@ -1,0 +1,37 @@
+// Package extract finds the one-time code (OTP) and the action link (magic
+// link, e-mail verification, password reset) in an e-mail message.
+//
+// It backs the wait_for_otp and wait_for_link tools of the inbox toolset and
+// the otp/magic_link fields of list_messages. Everything here is a pure
+// function of a [Message]: no I/O, no clock, no randomness, and above all no
+// network. A link is never fetched, not even to follow a redirect, because
+// the first GET of a one-time link spends its token.
+//
+// # Codes
+//
+// [OTPs] scans the subject, the text/plain body and the readable text of the
+// text/html body ([HTMLToText]) for code-shaped runs: 4–8 digits, digits split
+// by spaces or dashes ("739 204", "7 4 1 9 0 2"), and uppercase alphanumeric
+// codes ("A7K-92Q", "XK49PTQ2"). Runs that are parts of something else are
+// rejected outright: numbers inside URLs and e-mail addresses, decimals,
+// prices, times, dates, versions, phone numbers, CSS colours, hex ids and
+// parts of longer digit runs. Each remaining candidate gets a score from its
+// shape and its context — the nearest keyword before and after it in English,
+// Spanish, German, French, Portuguese (and a few more languages): "code",
+// "código", "Bestätigungscode", "code de vérification" speak for it; "order",
+// "invoice", "postal code", "referral code", "account number" against it —
+// plus keywords in the subject and prominent HTML styling (large, bold,
+// letter-spaced or monospace text alone in its element). The score goes
+// through a logistic curve into a [OTP.Confidence] in [0,1]; [BestOTP] reports
+// the top candidate when it reaches [FoundThreshold].
+//
+// # Links
+//
+// [Links] collects <a href> targets with their anchor text from the HTML body
+// and bare URLs from the text body (an angle-bracketed URL wrapped over lines
+// is joined), decodes HTML entities, unwraps click-tracking redirects whose
+// target is a query parameter, drops unsubscribe, privacy, help, social, app
+// store and List-Unsubscribe targets, and scores the rest by the action words
+// of their anchor text, URL and surrounding text. Only links whose
+// [Link.Score] reaches [FoundThreshold] are returned; [BestLink] is the first.
+package extract

@@ -1,0 +1,274 @@
+package extract
+
+import (
+	"cmp"
+	"slices"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// Link is an action link found in a message: a magic link, an e-mail
+// verification, a password reset. It is never fetched.
+type Link struct {
+	URL   string  // entities decoded; a click-tracking wrapper unwrapped when its target is inside
+	Text  string  // anchor text; for a URL in plain text, the text before it
+	Score float64 // in [0,1]; the same message always gives the same value
+	Kind  string  // KindVerify, KindLogin, KindReset, KindConfirm, KindMagic or KindOther
+}
+
+// Links returns the action links of a message, best first, those scoring
+// at least FoundThreshold. It reads <a href> links of the HTML body and
+// bare URLs of the text body, and never returns unsubscribe, privacy,
+// preferences, help, social, app store, image, mailto: or tel: links, nor
+// any target of the List-Unsubscribe header.
+func Links(m Message) []Link {
+	cands := collectLinks(m)
+	subject := actionWeight(linkIndex.find(normalizeRunes([]rune(m.Subject))))
+	unsub := unsubscribeTargets(m)
+	merged := mergeLinks(cands, unsub, subject)
+	var out []Link
+	for _, l := range merged {
+		if l.Score >= FoundThreshold {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+// BestLink returns the most likely action link of a message.
+func BestLink(m Message) (Link, bool) {
+	all := Links(m)
+	if len(all) == 0 {
+		return Link{}, false
+	}
+	return all[0], true
+}
+
+// linkCand is one occurrence of a URL in a message.
+type linkCand struct {
+	raw     string // as written (entities decoded)
+	target  string // raw, unwrapped
+	own     string // anchor text, or the text beside a bare URL on its line
+	context string // the text around it: the rest of its line, or the line before
+	image   bool   // an image link without text
+	button  bool   // styled as a button
+}
+
+// maxLinks bounds the link occurrences read from one message. Newsletters
+// hold a few hundred; the bound keeps crafted input from costing more.
+const maxLinks = 1000
+
+// collectLinks returns the http(s) URLs of the HTML and text bodies, in
+// document order, HTML first, at most maxLinks of them.
+func collectLinks(m Message) []linkCand {
+	var out []linkCand
+	if m.HTML != "" {
+		r := render(m.HTML)
+		for _, a := range r.anchors {
+			if len(out) == maxLinks {
+				return out
+			}
+			if isHTTP(a.href) {
+				out = append(out, linkCand{
+					raw: a.href, target: unwrap(a.href), own: a.text,
+					context: contextOf(r.text, a.start, a.outer, r.anchors),
+					image:   a.image, button: a.button,
+				})
+			}
+		}
+		out = textLinks(out, r.text, r.anchors)
+	}
+	return textLinks(out, m.Text, nil)
+}
+
+// textLinks appends the bare URLs of a text to out, up to maxLinks in all,
+// skipping those that render an anchor's target.
+func textLinks(out []linkCand, text string, anchors []anchor) []linkCand {
+	for _, u := range findURLs(text) {
+		if len(out) >= maxLinks {
+			break
+		}
+		if inAnchor(u.start, anchors) {
+			continue
+		}
+		own := label(stripRanges(text, lineStart(text, u.start), u.start, anchors) +
+			" " + stripRanges(text, u.end, lineEnd(text, u.end), anchors))
+		if !hasLetter(own) {
+			own = ""
+		}
+		ctx := own
+		if ctx == "" {
+			ctx = prevLine(text, lineStart(text, u.start), anchors)
+		}
+		out = append(out, linkCand{raw: u.url, target: unwrap(u.url), own: own, context: ctx})
+	}
+	return out
+}
+
+func inAnchor(pos int, anchors []anchor) bool {
+	i := firstAnchorAfter(pos, anchors)
+	return i < len(anchors) && anchors[i].start <= pos
+}
+
+// firstAnchorAfter returns the index of the first anchor that ends after
+// byte offset pos; anchors are in text order and do not overlap.
+func firstAnchorAfter(pos int, anchors []anchor) int {
+	i, _ := slices.BinarySearchFunc(anchors, pos+1, func(a anchor, p int) int { return cmp.Compare(a.outer, p) })
+	return i
+}
+
+// contextOf returns the text on the line of [s, e) without any link text,
+// or the line before when the link stands alone on its line.
+func contextOf(text string, s, e int, anchors []anchor) string {
+	ctx := label(stripRanges(text, lineStart(text, s), s, anchors) + " " +
+		stripRanges(text, e, lineEnd(text, e), anchors))
+	if hasLetter(ctx) {
+		return ctx
+	}
+	return prevLine(text, lineStart(text, s), anchors)
+}
+
+// maxContext bounds the bytes of context taken on each side of a link.
+const maxContext = 200
+
+// lineStart returns the start of the line holding byte offset i, looking
+// back maxContext bytes at most.
+func lineStart(text string, i int) int {
+	lo := runeStart(text, i-maxContext)
+	return lo + strings.LastIndexByte(text[lo:i], '\n') + 1
+}
+
+// lineEnd returns the end of the line holding byte offset i, looking ahead
+// maxContext bytes at most.
+func lineEnd(text string, i int) int {
+	hi := max(i, runeStart(text, min(len(text), i+maxContext)))
+	if le := strings.IndexByte(text[i:hi], '\n'); le >= 0 {
+		return i + le
+	}
+	return hi
+}
+
+// runeStart moves i back to the start of the rune it falls in.
+func runeStart(text string, i int) int {
+	i = max(0, i)
+	for i > 0 && i < len(text) && !utf8.RuneStart(text[i]) {
+		i--
+	}
+	return i
+}
+
+// maxPrevLines bounds how many lines prevLine looks back.
+const maxPrevLines = 4
+
+// prevLine returns the last line with letters before offset ls, looking
+// back a few lines at most.
+func prevLine(text string, ls int, anchors []anchor) string {
+	for i, end := 0, ls-1; end > 0 && i < maxPrevLines; i++ {
+		start := lineStart(text, end)
+		if line := label(stripRanges(text, start, end, anchors)); hasLetter(line) {
+			return line
+		}
+		end = start - 1
+	}
+	return ""
+}
+
+// stripRanges returns text[s:e] without the anchors' text and targets.
+func stripRanges(text string, s, e int, anchors []anchor) string {
+	var b strings.Builder
+	for _, a := range anchors[firstAnchorAfter(s, anchors):] {
+		if a.start >= e {
+			break
+		}
+		if a.start > s {
+			b.WriteString(text[s:a.start])
+		}
+		s = max(s, a.outer)
+	}
+	if s < e {
+		b.WriteString(text[s:e])
+	}
+	return b.String()
+}
+
+// label collapses the whitespace of a text around a link and trims the
+// punctuation that led to the link or followed it.
+func label(s string) string {
+	return strings.Trim(strings.Join(strings.Fields(s), " "), " :.,;!?-–—|·•()<>[]")
+}
+
+func hasLetter(s string) bool {
+	return strings.ContainsFunc(s, unicode.IsLetter)
+}
+
+// unsubscribeTargets returns the URLs of the List-Unsubscribe header.
+func unsubscribeTargets(m Message) map[string]bool {
+	out := map[string]bool{}
+	for _, v := range m.header("List-Unsubscribe") {
+		for part := range strings.SplitSeq(v, ",") {
+			part = strings.TrimSpace(part)
+			part = strings.TrimSuffix(strings.TrimPrefix(part, "<"), ">")
+			if part = cleanHref(part); part != "" {
+				out[part] = true
+			}
+		}
+	}
+	return out
+}
+
+// scoredLink is one target with its best occurrence.
+type scoredLink struct {
+	link  Link
+	score float64 // score sum of the best occurrence
+	count int     // occurrences
+}
+
+// mergeLinks scores the candidates and lists each target once, best first.
+// A target excluded anywhere (say, also named by List-Unsubscribe, or also
+// the target of an "Unsubscribe" anchor) is excluded everywhere.
+func mergeLinks(cands []linkCand, unsub map[string]bool, subject float64) []Link {
+	excluded := map[string]bool{}
+	for _, c := range cands {
+		if excludedLink(c, unsub) {
+			excluded[c.target] = true
+		}
+	}
+	byURL := map[string]*scoredLink{}
+	var order []*scoredLink
+	for _, c := range cands {
+		if excluded[c.target] {
+			continue
+		}
+		s, l := scoreLink(c, subject)
+		e, ok := byURL[c.target]
+		if !ok {
+			e = &scoredLink{link: l, score: s}
+			byURL[c.target] = e
+			order = append(order, e)
+		} else if s > e.score {
+			e.link, e.score = l, s
+		}
+		e.count++
+	}
+	return rank(order)
+}
+
+// rank adds the bonuses that depend on the whole message, maps the sums to
+// scores and sorts best first, keeping document order between equals.
+func rank(targets []*scoredLink) []Link {
+	out := make([]Link, 0, len(targets))
+	for _, e := range targets {
+		s := e.score
+		if e.count > 1 {
+			s += wLinkRepeated
+		}
+		if len(targets) == 1 {
+			s += wLinkSole
+		}
+		e.link.Score = linkScore(s)
+		out = append(out, e.link)
+	}
+	slices.SortStableFunc(out, func(a, b Link) int { return cmp.Compare(b.Score, a.Score) })
+	return out
+}

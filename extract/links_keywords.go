@@ -1,0 +1,113 @@
+package extract
+
+import "strings"
+
+// Link keyword classes, in the same tables as the code keywords.
+const (
+	lkAction  kwClass = iota + 10 // an action the user is asked to take: "Verify email"
+	lkAgainst                     // an action that is not the one awaited: "Sign out"
+	lkExclude                     // a link that is never the answer: "Unsubscribe"
+)
+
+// Kinds of links, the values of Link.Kind.
+const (
+	KindVerify  = "verify"
+	KindLogin   = "login"
+	KindReset   = "reset"
+	KindConfirm = "confirm"
+	KindMagic   = "magic"
+	KindOther   = "other"
+)
+
+// linkKeywords are the words of anchor texts and of the text around links,
+// in English, Spanish, German, French, Portuguese and Italian.
+var linkKeywords = []kwGroup{
+	{class: lkAction, weight: 1, kind: KindVerify, words: "verify|verification|verify email|verify my email|" +
+		"validate|activate|activation|activate account|verificar|verificación|validar|activar|verifizieren|" +
+		"aktivieren|freischalten|vérifier|valider|activer|ativar|verificação|verifica|attiva|convalida"},
+	{class: lkAction, weight: 1, kind: KindConfirm, words: "confirm|confirmation|confirmar|confirmer|conferma|" +
+		"bestätigen|bestätigung|~bestätigen"},
+	{class: lkAction, weight: 1, kind: KindLogin, words: "log in|login|log-in|sign in|sign-in|signin|log me in|" +
+		"sign me in|iniciar sesión|inicia sesión|acceder|anmelden|einloggen|se connecter|connexion|" +
+		"fazer login|acessar|entrar|accedi"},
+	{class: lkAction, weight: 1, kind: KindMagic, words: "magic link|magic-link|magiclink|one-click login|" +
+		"passwordless|enlace mágico|lien magique|link mágico"},
+	{class: lkAction, weight: 1, kind: KindReset, words: "reset password|reset your password|reset|" +
+		"set password|set a password|choose a password|create password|new password|restablecer|" +
+		"restablecer contraseña|contraseña|passwort zurücksetzen|zurücksetzen|passwort|réinitialiser|" +
+		"mot de passe|redefinir|redefinir senha|senha|reimposta|password"},
+	{class: lkAction, weight: 0.7, kind: KindOther, words: "accept invitation|accept invite|accept the invitation|" +
+		"join|aceptar invitación|einladung annehmen|accepter l'invitation|aceitar convite|accetta invito"},
+	{class: lkAction, weight: 0.3, kind: KindOther, words: "continue|click here|continuar|weiter|continuer|" +
+		"get started|open|haga clic aquí|hier klicken|cliquez ici|clique aqui|clicca qui"},
+	{class: lkAgainst, weight: 1, words: "log out|logout|sign out|signout|this wasn't me|wasn't you|not you|" +
+		"secure your account|report|deny|block|cancel"},
+	{class: lkExclude, weight: 1, words: "unsubscribe|unsub|opt out|opt-out|manage preferences|preferences|" +
+		"email preferences|notification settings|manage subscription|manage subscriptions|privacy|" +
+		"privacy policy|terms|terms of service|terms of use|conditions|cookie|cookies|legal|imprint|" +
+		"impressum|help|help center|support|contact|contact us|faq|view in browser|view online|" +
+		"view as a web page|view this email|web version|online version|view it online|forward to a friend|" +
+		"add us to your address book|report spam|report abuse|app store|google play|get it on|" +
+		"download on the|twitter|facebook|instagram|linkedin|youtube|tiktok|pinterest|abbestellen|" +
+		"abmelden|datenschutz|datenschutzerklärung|agb|nutzungsbedingungen|hilfe|kontakt|" +
+		"im browser anzeigen|online ansehen|darse de baja|dar de baja|cancelar suscripción|privacidad|" +
+		"política de privacidad|términos|ayuda|contacto|ver en el navegador|se désabonner|désabonner|" +
+		"désinscription|se désinscrire|désinscrire|confidentialité|conditions générales|" +
+		"mentions légales|aide|nous contacter|afficher dans le navigateur|version en ligne|descadastrar|" +
+		"cancelar inscrição|privacidade|termos|ajuda|contato|fale conosco|ver no navegador|" +
+		"disiscriviti|annulla iscrizione"},
+}
+
+var linkIndex = buildIndex(linkKeywords)
+
+// urlWords maps words of a URL's path and query (lowercase, and pairs of
+// neighbours joined, so "sign-in" gives "signin") to the kind they suggest.
+var urlWords = map[string]string{
+	"verify": KindVerify, "verification": KindVerify, "validate": KindVerify, "validation": KindVerify,
+	"activate": KindVerify, "activation": KindVerify, "verifizieren": KindVerify, "verificar": KindVerify,
+	"confirm": KindConfirm, "confirmation": KindConfirm, "confirmar": KindConfirm, "confirmer": KindConfirm,
+	"bestaetigen": KindConfirm, "login": KindLogin, "signin": KindLogin, "auth": KindLogin,
+	"authenticate": KindLogin, "authorize": KindLogin, "sso": KindLogin, "session": KindLogin,
+	"magic": KindMagic, "magiclink": KindMagic, "passwordless": KindMagic, "emaillink": KindMagic,
+	"reset": KindReset, "password": KindReset, "passwordreset": KindReset, "forgot": KindReset,
+	"recover": KindReset, "recovery": KindReset,
+}
+
+// tokenParams are query keys that carry a one-time secret.
+var tokenParams = map[string]bool{
+	"token": true, "code": true, "key": true, "oobcode": true, "otp": true, "hash": true, "sig": true,
+	"signature": true, "ticket": true, "nonce": true,
+}
+
+// excludedURLWords are path fragments of links that are never the answer.
+var excludedURLWords = []string{
+	"unsubscribe", "optout", "opt-out", "opt_out", "preferences", "preference-center", "privacy",
+	"cookie", "view-in-browser", "viewinbrowser", "view_in_browser", "webversion", "web-version",
+	"viewonline", "view-online", "abmelden", "abbestellen", "datenschutz", "impressum", "desuscribir",
+	"desinscri", "désinscri", "desabonn", "désabonn", "descadastr",
+}
+
+// excludedSegments are whole path segments of such links.
+var excludedSegments = map[string]bool{
+	"terms": true, "tos": true, "legal": true, "help": true, "support": true, "faq": true,
+	"contact": true, "imprint": true, "agb": true,
+}
+
+// excludedHosts are social networks, app stores and maps: never the answer.
+var excludedHosts = []string{
+	"twitter.com", "x.com", "facebook.com", "fb.com", "instagram.com", "linkedin.com", "youtube.com",
+	"youtu.be", "tiktok.com", "pinterest.com", "threads.net", "reddit.com", "t.me", "wa.me",
+	"apps.apple.com", "itunes.apple.com", "play.google.com", "appgallery.huawei.com",
+	"maps.google.com", "maps.apple.com", "goo.gl",
+}
+
+// excludedHostPrefixes are subdomains of help and legal sites.
+var excludedHostPrefixes = []string{"help.", "support.", "privacy.", "legal."}
+
+// imageExts end the paths of images, which are never action links.
+var imageExts = []string{".png", ".jpg", ".jpeg", ".gif", ".webp", ".svg", ".ico", ".bmp"}
+
+// hostIs reports whether host is domain or a subdomain of it.
+func hostIs(host, domain string) bool {
+	return host == domain || strings.HasSuffix(host, "."+domain)
+}

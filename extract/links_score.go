@@ -1,0 +1,262 @@
+package extract
+
+import (
+	"math"
+	"net/url"
+	"strings"
+)
+
+// Weights of the link score; the score is the logistic of their sum.
+const (
+	wLinkText     = 3.0 // an action word in the anchor text (times its weight)
+	wLinkAgainst  = 2.0 // "Sign out", "This wasn't me" in the anchor text
+	wLinkContext  = 1.8 // an action word in the text around the link
+	wLinkURL      = 1.5 // an action word in the URL's path or query
+	wLinkToken    = 1.0 // a query parameter that carries a secret
+	wLinkOpaque   = 0.5 // a long random path segment or value (without a token parameter)
+	wLinkButton   = 0.4 // drawn as a button
+	wLinkImage    = 0.8 // penalty: an image without text
+	wLinkSubject  = 0.5 // an action word in the subject
+	wLinkRepeated = 0.3 // the same target more than once
+	wLinkSole     = 0.5 // the only link that is not excluded
+
+	minOpaque = 16 // runes of a path segment or value that looks like a token
+)
+
+// linkScore maps a score sum to [0,1], rounded to three decimals.
+func linkScore(s float64) float64 {
+	c := 1 / (1 + math.Exp(-1.5*(s-2)))
+	return math.Round(c*1000) / 1000
+}
+
+// excludedLink reports links that are never the answer: not http(s),
+// images, List-Unsubscribe targets, footer and social links.
+func excludedLink(c linkCand, unsub map[string]bool) bool {
+	if !isHTTP(c.target) || unsub[c.raw] || unsub[c.target] {
+		return true
+	}
+	for _, h := range linkIndex.find(normalizeRunes([]rune(c.own))) {
+		if h.kw.class == lkExclude {
+			return true
+		}
+	}
+	return excludedURL(c.target) || c.raw != c.target && excludedURL(c.raw)
+}
+
+// excludedURL reports URLs of footer, social, store, map and image links.
+func excludedURL(s string) bool {
+	u, err := url.Parse(s)
+	if err != nil {
+		return true
+	}
+	host := strings.TrimPrefix(strings.ToLower(u.Hostname()), "www.")
+	for _, h := range excludedHosts {
+		if hostIs(host, h) {
+			return true
+		}
+	}
+	for _, p := range excludedHostPrefixes {
+		if strings.HasPrefix(host, p) {
+			return true
+		}
+	}
+	path := strings.ToLower(u.EscapedPath())
+	if isGoogle(host) && strings.HasPrefix(path, "/maps") {
+		return true
+	}
+	for _, ext := range imageExts {
+		if strings.HasSuffix(path, ext) {
+			return true
+		}
+	}
+	return excludedPath(path + "?" + ownQuery(u))
+}
+
+// ownQuery returns a URL's query in lowercase without the values that are
+// URLs themselves: "/verify?next=https://x/privacy" is not a privacy link.
+func ownQuery(u *url.URL) string {
+	var b strings.Builder
+	for _, p := range rawParams(u.RawQuery) {
+		b.WriteString(p.key)
+		if v, err := url.QueryUnescape(p.value); err == nil && !strings.Contains(v, "://") {
+			b.WriteString("=" + strings.ToLower(v))
+		}
+		b.WriteByte('&')
+	}
+	return b.String()
+}
+
+func excludedPath(path string) bool {
+	for _, w := range excludedURLWords {
+		if strings.Contains(path, w) {
+			return true
+		}
+	}
+	for seg := range strings.FieldsFuncSeq(path, func(r rune) bool { return r == '/' || r == '?' }) {
+		if excludedSegments[seg] {
+			return true
+		}
+	}
+	return false
+}
+
+// scoreLink returns the score sum of one occurrence and its Link (without
+// the final score).
+func scoreLink(c linkCand, subject float64) (float64, Link) {
+	votes := map[string]float64{}
+	own := linkIndex.find(normalizeRunes([]rune(c.own)))
+	ctx := linkIndex.find(normalizeRunes([]rune(c.context)))
+	s := wLinkText*actionWeight(own) - wLinkAgainst*againstWeight(own) + wLinkContext*actionWeight(ctx)
+	vote(votes, own, 3)
+	vote(votes, ctx, 1)
+	info := urlInfo{}
+	if u, err := url.Parse(c.target); err == nil {
+		info = urlEvidence(u)
+	}
+	for k, n := range info.votes {
+		votes[k] += 2 * n
+	}
+	s += info.score() + subject*wLinkSubject
+	if c.button {
+		s += wLinkButton
+	}
+	if c.image {
+		s -= wLinkImage
+	}
+	text := c.own
+	if text == "" {
+		text = c.context
+	}
+	return s, Link{URL: c.target, Text: text, Kind: kindOf(votes, info.token || info.opaque, c.own+" "+c.context)}
+}
+
+// actionWeight is the weight of the strongest action word among hits.
+func actionWeight(hits []hit) float64 {
+	best := 0.0
+	for _, h := range hits {
+		if h.kw.class == lkAction {
+			best = max(best, h.kw.weight)
+		}
+	}
+	return best
+}
+
+func againstWeight(hits []hit) float64 {
+	best := 0.0
+	for _, h := range hits {
+		if h.kw.class == lkAgainst {
+			best = max(best, h.kw.weight)
+		}
+	}
+	return best
+}
+
+func vote(votes map[string]float64, hits []hit, w float64) {
+	for _, h := range hits {
+		if h.kw.class == lkAction && h.kw.kind != KindOther {
+			votes[h.kw.kind] += w * h.kw.weight
+		}
+	}
+}
+
+// urlInfo is what a URL says about itself.
+type urlInfo struct {
+	action string             // kind of the first action word, "" when none
+	votes  map[string]float64 // action words by kind
+	token  bool               // a query parameter carries a secret
+	opaque bool               // a long random-looking segment or value
+}
+
+func (i urlInfo) score() float64 {
+	s := 0.0
+	if i.action != "" {
+		s += wLinkURL
+	}
+	switch {
+	case i.token:
+		s += wLinkToken
+	case i.opaque:
+		s += wLinkOpaque
+	}
+	return s
+}
+
+// urlEvidence reads the words of a URL's path, query keys and query values
+// that are not URLs themselves.
+func urlEvidence(u *url.URL) urlInfo {
+	info := urlInfo{votes: map[string]float64{}, token: hasTokenParam(u)}
+	parts := []string{u.Path}
+	for _, p := range rawParams(u.RawQuery) {
+		parts = append(parts, p.key)
+		if v, err := url.QueryUnescape(p.value); err == nil && !strings.Contains(v, "://") {
+			parts = append(parts, v)
+		}
+	}
+	for _, part := range parts {
+		info.opaque = info.opaque || opaqueWords(part)
+		words := strings.FieldsFunc(strings.ToLower(part), func(r rune) bool {
+			return !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9')
+		})
+		for i, w := range words {
+			info.addWord(w)
+			if i > 0 {
+				info.addWord(words[i-1] + w)
+			}
+		}
+	}
+	return info
+}
+
+func (i *urlInfo) addWord(w string) {
+	if k, ok := urlWords[w]; ok {
+		if i.action == "" {
+			i.action = k
+		}
+		i.votes[k]++
+	}
+}
+
+// opaqueWords reports a run of letters and digits long and mixed enough to
+// be a token.
+func opaqueWords(s string) bool {
+	for w := range strings.FieldsFuncSeq(s, func(r rune) bool { return r == '/' || r == '.' || r == '=' }) {
+		if len(w) >= minOpaque && strings.ContainsAny(w, "0123456789") &&
+			strings.ContainsFunc(w, func(r rune) bool { return r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' }) {
+			return true
+		}
+	}
+	return false
+}
+
+// kindOf picks the kind with the most votes. "magic" wins when named, a
+// login link that carries a secret (a token parameter or a long random
+// value) is a magic link, and a confirmation of an e-mail address is a
+// verification.
+func kindOf(votes map[string]float64, secret bool, text string) string {
+	if votes[KindMagic] > 0 {
+		return KindMagic
+	}
+	best, kind := 0.0, KindOther
+	for _, k := range []string{KindReset, KindLogin, KindVerify, KindConfirm} {
+		if votes[k] > best {
+			best, kind = votes[k], k
+		}
+	}
+	switch {
+	case kind == KindLogin && secret:
+		return KindMagic
+	case kind == KindConfirm && mentionsEmail(text):
+		return KindVerify
+	}
+	return kind
+}
+
+func mentionsEmail(text string) bool {
+	t := strings.ToLower(text)
+	for _, w := range []string{"email", "e-mail", "adresse", "address", "correo", "courriel", "endereço"} {
+		if strings.Contains(t, w) {
+			return true
+		}
+	}
+	return false
+}

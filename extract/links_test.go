@@ -1,0 +1,74 @@
+package extract_test
+
+import (
+	"testing"
+
+	"github.com/email-mcp/email-mcp/extract"
+)
+
+func TestBestLink(t *testing.T) {
+	tests := []struct {
+		name string
+		m    extract.Message
+		url  string // "" means none
+		kind string
+	}{
+		{"verify anchor", htmlMsg(`<a href="https://a.test/v/1">Verify email</a>`), "https://a.test/v/1", extract.KindVerify},
+		{"reset anchor", htmlMsg(`<a href="https://a.test/r/1">Reset your password</a>`), "https://a.test/r/1", extract.KindReset},
+		{"magic by url", htmlMsg(`<a href="https://a.test/magic-link?token=abc">Go</a>`), "https://a.test/magic-link?token=abc", extract.KindMagic},
+		{"login with token is magic", htmlMsg(`<a href="https://a.test/login?token=abc">Log in</a>`), "https://a.test/login?token=abc", extract.KindMagic},
+		{"login without secret", htmlMsg(`<a href="https://a.test/login">Log in</a>`), "https://a.test/login", extract.KindLogin},
+		{"confirm email is verify", htmlMsg(`<a href="https://a.test/c/1">Confirm your email address</a>`), "https://a.test/c/1", extract.KindVerify},
+		{"confirm subscription", htmlMsg(`<a href="https://a.test/c/1">Confirm subscription</a>`), "https://a.test/c/1", extract.KindConfirm},
+		{"entities decoded", htmlMsg(`<a href="https://a.test/verify?a=1&amp;b=2&#38;c=3">Verify</a>`), "https://a.test/verify?a=1&b=2&c=3", extract.KindVerify},
+		{"href with newline", htmlMsg("<a href=\"https://a.test/verify?t=ab\ncd\">Verify</a>"), "https://a.test/verify?t=abcd", extract.KindVerify},
+		{"google redirect", htmlMsg(`<a href="https://www.google.com/url?q=https%3A%2F%2Fa.test%2Fverify%3Ft%3D1&amp;sa=D">Verify</a>`), "https://a.test/verify?t=1", extract.KindVerify},
+		{"generic u= redirect", htmlMsg(`<a href="https://trk.test/x?u=https%3A%2F%2Fa.test%2Fconfirm">Confirm</a>`), "https://a.test/confirm", extract.KindConfirm},
+		{"nested wrappers", htmlMsg(`<a href="https://nam02.safelinks.protection.outlook.com/?url=https%3A%2F%2Fwww.google.com%2Furl%3Fq%3Dhttps%253A%252F%252Fa.test%252Fverify&amp;data=1">Verify</a>`), "https://a.test/verify", extract.KindVerify},
+		{"opaque wrapper kept", htmlMsg(`<a href="https://click.test/ls/click?upn=AbC123">Verify</a>`), "https://click.test/ls/click?upn=AbC123", extract.KindVerify},
+		{"text url", extract.Message{Text: "Verify your address: https://a.test/v?t=1)."}, "https://a.test/v?t=1", extract.KindVerify},
+		{"text url in brackets wrapped", extract.Message{Text: "Log in:\n<https://a.test/login?token=ab\r\n  cd>"}, "https://a.test/login?token=abcd", extract.KindMagic},
+		{"spanish", htmlMsg(`<a href="https://a.test/x">Restablecer contraseña</a>`), "https://a.test/x", extract.KindReset},
+		{"footer word in a nested url", htmlMsg(`<a href="https://a.test/verify?t=1&amp;next=https%3A%2F%2Fa.test%2Fprivacy">Verify</a>`), "https://a.test/verify?t=1&next=https%3A%2F%2Fa.test%2Fprivacy", extract.KindVerify},
+		{"unsubscribe in query", htmlMsg(`<a href="https://a.test/email?action=unsubscribe&amp;id=1">Confirm</a>`), "", ""},
+		{"unsubscribe excluded", htmlMsg(`<a href="https://a.test/x">Unsubscribe</a>`), "", ""},
+		{"unsubscribe word in other language", htmlMsg(`<a href="https://a.test/x">Newsletter abbestellen</a>`), "", ""},
+		{"list-unsubscribe excluded", extract.Message{
+			HTML:    `<a href="https://a.test/confirm?t=1">Confirm</a>`,
+			Headers: map[string][]string{"List-Unsubscribe": {"<https://a.test/confirm?t=1>"}}}, "", ""},
+		{"mailto excluded", htmlMsg(`<a href="mailto:a@a.test">Verify</a>`), "", ""},
+		{"social excluded", htmlMsg(`<a href="https://www.linkedin.com/in/verify">Verify</a>`), "", ""},
+		{"image url excluded", htmlMsg(`<a href="https://a.test/verify.png">Verify</a>`), "", ""},
+		{"no action", htmlMsg(`<a href="https://a.test/blog">Read more</a> <a href="https://a.test/shop">Shop</a>`), "", ""},
+		{"empty", extract.Message{}, "", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, found := extract.BestLink(tt.m)
+			if found != (tt.url != "") || got.URL != tt.url || found && got.Kind != tt.kind {
+				t.Errorf("BestLink() = %+v, %v; want %q kind %q (all: %+v)", got, found, tt.url, tt.kind, extract.Links(tt.m))
+			}
+		})
+	}
+}
+
+func TestLinksRanking(t *testing.T) {
+	m := htmlMsg(`<p>Welcome!</p><a href="https://a.test/blog">Read our blog</a>
+		<p><a href="https://a.test/verify/9f8e7d" style="padding:10px">Verify email</a></p>
+		<p>If this wasn't you, <a href="https://a.test/account/secure?token=abc">secure your account</a>.</p>
+		<p>Or copy this link: https://a.test/verify/9f8e7d</p>`)
+	got := extract.Links(m)
+	if len(got) == 0 || got[0].URL != "https://a.test/verify/9f8e7d" || got[0].Text != "Verify email" {
+		t.Fatalf("Links() = %+v, want the verify link first, with its anchor text", got)
+	}
+	for i, l := range got {
+		if l.Score < extract.FoundThreshold || l.Score > 1 || i > 0 && l.Score > got[i-1].Score {
+			t.Errorf("Links()[%d].Score = %v, want in [%v, 1] and not above the one before", i, l.Score, extract.FoundThreshold)
+		}
+		if l.URL == "https://a.test/blog" {
+			t.Errorf("Links() returned %+v, a link with no action", l)
+		}
+	}
+}
+
+func htmlMsg(s string) extract.Message { return extract.Message{HTML: s} }

@@ -1,0 +1,176 @@
+package extract
+
+import (
+	"strings"
+	"unicode"
+)
+
+// token is a maximal run of digits and Latin letters.
+type token struct {
+	s, e   int // rune range
+	digits int // decimal digits of any script
+	ascii  int // of which ASCII
+	upper  int // ASCII uppercase letters
+	other  int // any other letter (lowercase, accented)
+}
+
+func (t token) size() int      { return t.e - t.s }
+func (t token) numeric() bool  { return t.upper == 0 && t.other == 0 }
+func (t token) mixed() bool    { return t.upper > 0 && t.digits > 0 }
+func (t token) codeable() bool { return t.other == 0 && (t.upper == 0 || t.digits == t.ascii) }
+
+// candidate is a code-shaped run of a text.
+type candidate struct {
+	s, e     int  // rune range of the raw code
+	numeric  bool // digits only
+	groups   int  // 1, or the number of groups of a split code
+	size     int  // digits and letters, separators not counted
+	prefixed bool // follows a sender mark like "G-"
+}
+
+// tokens splits a view into tokens and keeps those that can be part of a
+// code or a number: with digits, or uppercase letters only. Dropping plain
+// words keeps the tokens around them apart, as chains need.
+func (v *textView) tokens() []token {
+	var out []token
+	var cur token
+	in := false
+	for i, r := range v.runes {
+		if !isTokenRune(r) {
+			if in && (cur.digits > 0 || cur.codeable()) {
+				out = append(out, cur)
+			}
+			in = false
+			continue
+		}
+		if !in {
+			cur, in = token{s: i}, true
+		}
+		cur.e = i + 1
+		switch {
+		case unicode.IsDigit(r):
+			cur.digits++
+			if r <= '9' {
+				cur.ascii++
+			}
+		case r >= 'A' && r <= 'Z':
+			cur.upper++
+		default:
+			cur.other++
+		}
+	}
+	if in && (cur.digits > 0 || cur.codeable()) {
+		out = append(out, cur)
+	}
+	return out
+}
+
+func isTokenRune(r rune) bool {
+	return unicode.IsDigit(r) || unicode.IsLetter(r) && unicode.Is(unicode.Latin, r)
+}
+
+// chains groups tokens joined by one space or one dash, as in "739 204",
+// "XK4-9PT" or "INV-20250412". All joints of a chain are of one kind.
+func (v *textView) chains(toks []token) [][]token {
+	var out [][]token
+	for i := 0; i < len(toks); {
+		j, kind := i+1, rune(0)
+		for ; j < len(toks); j++ {
+			k := v.joint(toks[j-1], toks[j])
+			if k == 0 || kind != 0 && k != kind {
+				break
+			}
+			kind = k
+		}
+		out = append(out, toks[i:j])
+		i = j
+	}
+	return out
+}
+
+// joint returns ' ' or '-' when a and b are joined into one chain, else 0.
+// Digits join digits by a space or a dash; letter-digit groups join by a
+// space only when both mix letters and digits ("A7K 92Q").
+func (v *textView) joint(a, b token) rune {
+	if b.s != a.e+1 || !a.codeable() || !b.codeable() {
+		return 0
+	}
+	sep := v.runes[a.e]
+	switch {
+	case isDash(sep):
+		return '-'
+	case !isJoinSpace(sep):
+		return 0
+	case a.numeric() && b.numeric(), a.mixed() && b.mixed():
+		return ' '
+	}
+	return 0
+}
+
+func isJoinSpace(r rune) bool {
+	switch r {
+	case ' ', '\u00a0', '\u202f', '\u2009', '\u2007':
+		return true
+	}
+	return false
+}
+
+// candidateOf returns the code a chain spells, if it has the shape of one:
+// 4–8 digits, or 6–10 uppercase letters and digits with both kinds; split
+// into groups of equal size ("739 204", "7 4 1 9 0 2", "A7K-92Q").
+func candidateOf(chain []token) (candidate, bool) {
+	c := candidate{s: chain[0].s, e: chain[len(chain)-1].e, numeric: true, groups: len(chain)}
+	letters, digits := 0, 0
+	for _, t := range chain {
+		if t.size() != chain[0].size() || !t.codeable() {
+			return c, false
+		}
+		c.numeric = c.numeric && t.numeric()
+		letters += t.upper
+		digits += t.digits
+	}
+	c.size = letters + digits
+	if c.numeric {
+		return c, c.size >= 4 && c.size <= 8
+	}
+	if letters == 0 || digits == 0 || c.size < 6 || c.size > 10 {
+		return c, false
+	}
+	return c, len(chain) == 1 || len(chain) <= 3 && chain[0].size() >= 3
+}
+
+// codeOf returns the code as the user types it: separators removed and
+// digits of any script written as ASCII.
+func codeOf(raw string) string {
+	var b strings.Builder
+	for _, r := range raw {
+		switch {
+		case isDash(r) || unicode.IsSpace(r):
+		case unicode.IsDigit(r):
+			b.WriteByte(byte('0' + digitValue(r)))
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+// digitValue returns the value of a decimal digit of any script. Unicode
+// assigns decimal digits in runs of ten from zero, and the Nd table lists
+// whole runs, so the offset in a range gives the value.
+func digitValue(r rune) int {
+	if r >= '0' && r <= '9' {
+		return int(r - '0')
+	}
+	for _, rg := range unicode.Nd.R16 {
+		if r >= rune(rg.Lo) && r <= rune(rg.Hi) {
+			return int(r-rune(rg.Lo)) % 10
+		}
+	}
+	for _, rg := range unicode.Nd.R32 {
+		if r >= rune(rg.Lo) && r <= rune(rg.Hi) {
+			return int(r-rune(rg.Lo)) % 10
+		}
+	}
+	return 0
+}

@@ -1,0 +1,92 @@
+package extract_test
+
+import (
+	"reflect"
+	"testing"
+
+	"github.com/email-mcp/email-mcp/extract"
+)
+
+func TestBestOTP(t *testing.T) {
+	tests := []struct {
+		name      string
+		m         extract.Message
+		code, raw string // code "" means none found
+	}{
+		{"plain", extract.Message{Text: "Your code is 482913"}, "482913", "482913"},
+		{"dash groups", extract.Message{Text: "Security code: 12-34-56"}, "123456", "12-34-56"},
+		{"nbsp groups", extract.Message{Text: "Passcode: 739\u00a0204"}, "739204", "739\u00a0204"},
+		{"arabic-indic digits", extract.Message{Text: "رمز التحقق: ٤٨٢٩١٣"}, "482913", "٤٨٢٩١٣"},
+		{"devanagari digits", extract.Message{Text: "OTP: ४८२९१३"}, "482913", "४८२९१३"},
+		{"sender prefix", extract.Message{Text: "G-551203 is your verification code"}, "551203", "551203"},
+		{"subject only", extract.Message{Subject: "Your login code is 304957"}, "304957", "304957"},
+		{"keyword after", extract.Message{Text: "839201 is your Acme verification code."}, "839201", "839201"},
+		{"html styled", extract.Message{Subject: "Sign in to Acme", HTML: `<p>Hello!</p><p style="font-size:28px;letter-spacing:4px"><b>620 419</b></p>`}, "620419", "620 419"},
+		{"nearest keyword wins", extract.Message{Text: "Order 556677, verification code 112233."}, "112233", "112233"},
+		{"no keyword", extract.Message{Text: "Hello 482913"}, "", ""},
+		{"url digits", extract.Message{Text: "Your code: https://x.test/c/482913"}, "", ""},
+		{"email digits", extract.Message{Text: "Your code was sent to user482913@example.test"}, "", ""},
+		{"price", extract.Message{Text: "Your code price: $4829"}, "", ""},
+		{"time", extract.Message{Text: "Code valid until 10:45:30"}, "", ""},
+		{"decimal", extract.Message{Text: "Code 4829.13"}, "", ""},
+		{"long digit run", extract.Message{Text: "Code 4829 1313 9999 0000"}, "", ""},
+		{"css colour", extract.Message{Text: "code color: #A1B2C3"}, "", ""},
+		{"date", extract.Message{Text: "Code generated 20240229"}, "", ""},
+		{"year after copyright", extract.Message{Text: "Your code\n© 2024 Acme"}, "", ""},
+		{"percent", extract.Message{Text: "Discount code gives 2500 % off"}, "", ""},
+		{"promo code", extract.Message{Text: "Promo code: SAVE2025X"}, "", ""},
+		{"postal code es", extract.Message{Text: "Código postal 28013"}, "", ""},
+		{"postal code fr", extract.Message{Text: "Code postal 75011"}, "", ""},
+		{"zip code", extract.Message{Text: "ZIP code 94105"}, "", ""},
+		{"qr code", extract.Message{Text: "Show the QR code 7781 at the door"}, "", ""},
+		{"empty", extract.Message{}, "", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, found := extract.BestOTP(tt.m)
+			if found != (tt.code != "") || got.Code != tt.code || found && got.Raw != tt.raw {
+				t.Errorf("BestOTP() = %+v, %v; want code %q raw %q (all: %+v)", got, found, tt.code, tt.raw, extract.OTPs(tt.m))
+			}
+			if found && (got.Confidence < extract.FoundThreshold || got.Confidence > 1) {
+				t.Errorf("BestOTP().Confidence = %v, want in [%v, 1]", got.Confidence, extract.FoundThreshold)
+			}
+		})
+	}
+}
+
+func TestOTPsOrderAndMerge(t *testing.T) {
+	m := extract.Message{
+		Subject: "Your code 739201",
+		Text:    "Use 739201 to sign in. Reference 55443322.",
+		HTML:    "<p>Use <b>739201</b> to sign in.</p>",
+	}
+	got := extract.OTPs(m)
+	if len(got) != 2 || got[0].Code != "739201" || got[1].Code != "55443322" {
+		t.Fatalf("OTPs() = %+v, want 739201 (listed once) then 55443322", got)
+	}
+	if got[0].Confidence <= got[1].Confidence {
+		t.Errorf("OTPs() confidences %v <= %v, want best first", got[0].Confidence, got[1].Confidence)
+	}
+}
+
+func TestDeterminism(t *testing.T) {
+	var msgs []extract.Message
+	for _, pattern := range []string{"otp*.json", "links*.json"} {
+		for _, f := range loadCorpus(t, pattern) {
+			for _, c := range f.cases {
+				msgs = append(msgs, c.message(t))
+			}
+		}
+	}
+	msgs = append(msgs, marketingMail(20_000))
+	for i, m := range msgs {
+		o1, o2 := extract.OTPs(m), extract.OTPs(m)
+		l1, l2 := extract.Links(m), extract.Links(m)
+		if !reflect.DeepEqual(o1, o2) || !reflect.DeepEqual(l1, l2) {
+			t.Errorf("message %d: two calls differ: %+v / %+v, %+v / %+v", i, o1, o2, l1, l2)
+		}
+		if h1, h2 := extract.HTMLToText(m.HTML), extract.HTMLToText(m.HTML); h1 != h2 {
+			t.Errorf("message %d: HTMLToText differs between calls", i)
+		}
+	}
+}

@@ -1,0 +1,154 @@
+package extract
+
+import (
+	"cmp"
+	"slices"
+	"unicode"
+	"unicode/utf8"
+)
+
+// source names where a piece of text came from; the order breaks ties.
+type source int
+
+const (
+	fromSubject source = iota
+	fromText
+	fromHTML
+)
+
+// textView is one text prepared for scanning: its runes, a normalized
+// lowercase copy for keyword search, and what lies where.
+type textView struct {
+	src     string
+	from    source
+	runes   []rune
+	off     []int // byte offset of each rune in src; off[len(runes)] == len(src)
+	masked  []bool
+	spans   []span // short HTML elements, by rune offsets
+	hits    []hit  // keywords, left to right
+	numbers []runeRange
+}
+
+// runeRange is a half-open range of rune offsets.
+type runeRange struct{ s, e int }
+
+func newView(src string, from source, spans []span) *textView {
+	n := utf8.RuneCountInString(src)
+	v := &textView{src: src, from: from, runes: make([]rune, 0, n), off: make([]int, 0, n+1)}
+	for i, r := range src {
+		v.runes = append(v.runes, r)
+		v.off = append(v.off, i)
+	}
+	v.off = append(v.off, len(src))
+	v.masked = make([]bool, len(v.runes))
+	v.maskURLs()
+	v.maskEmails()
+	lower := normalizeRunes(v.runes)
+	for i, m := range v.masked {
+		if m {
+			lower[i] = 0
+		}
+	}
+	v.hits = otpIndex.find(lower)
+	v.spans = v.runeSpans(spans)
+	return v
+}
+
+// runeAt returns the byte offset's rune index (the first rune at or after it).
+func (v *textView) runeAt(byteOff int) int {
+	lo, hi := 0, len(v.off)-1
+	for lo < hi {
+		mid := (lo + hi) / 2
+		if v.off[mid] < byteOff {
+			lo = mid + 1
+		} else {
+			hi = mid
+		}
+	}
+	return lo
+}
+
+// runeSpans converts spans to rune offsets, sorted by start.
+func (v *textView) runeSpans(spans []span) []span {
+	out := make([]span, len(spans))
+	for i, s := range spans {
+		out[i] = span{start: v.runeAt(s.start), end: v.runeAt(s.end), styled: s.styled}
+	}
+	slices.SortStableFunc(out, func(a, b span) int { return cmp.Compare(a.start, b.start) })
+	return out
+}
+
+// maskURLs marks the runes of URLs: their digits are never codes and their
+// words never keywords.
+func (v *textView) maskURLs() {
+	for _, u := range findURLs(v.src) {
+		for i := v.runeAt(u.start); i < v.runeAt(u.end); i++ {
+			v.masked[i] = true
+		}
+	}
+}
+
+// maskEmails marks the runes of e-mail addresses.
+func (v *textView) maskEmails() {
+	for at, r := range v.runes {
+		if r != '@' {
+			continue
+		}
+		s := at
+		for s > 0 && isEmailRune(v.runes[s-1], true) {
+			s--
+		}
+		e := at + 1
+		for e < len(v.runes) && isEmailRune(v.runes[e], false) {
+			e++
+		}
+		if s < at && e > at+1 {
+			for i := s; i < e; i++ {
+				v.masked[i] = true
+			}
+		}
+	}
+}
+
+func isEmailRune(r rune, local bool) bool {
+	if r < utf8.RuneSelf && (unicode.IsLetter(r) || unicode.IsDigit(r) || r == '.' || r == '-') {
+		return true
+	}
+	return local && (r == '_' || r == '+' || r == '%')
+}
+
+// distance is how far apart two rune offsets a <= b are for reading: the
+// runes between, plus 25 for each sentence end and 8 for each line break
+// that does not follow a colon. It stops counting past limit.
+func (v *textView) distance(a, b, limit int) int {
+	d := 0
+	for i := a; i < b && d <= limit; i++ {
+		d++
+		switch r := v.runes[i]; {
+		case r == '\n' && !v.afterColon(i):
+			d += 8
+		case isSentenceEnd(r) && (i+1 >= len(v.runes) || unicode.IsSpace(v.runes[i+1]) || r > unicode.MaxASCII):
+			d += 25
+		}
+	}
+	return d
+}
+
+// afterColon reports whether the last visible rune before i is a colon.
+func (v *textView) afterColon(i int) bool {
+	for j := i - 1; j >= 0; j-- {
+		r := v.runes[j]
+		if !unicode.IsSpace(r) {
+			return r == ':' || r == '：'
+		}
+	}
+	return false
+}
+
+func isSentenceEnd(r rune) bool {
+	switch r {
+	case '.', '!', '?', '。', '！', '？':
+		return true
+	}
+	return false
+}
