@@ -1,0 +1,121 @@
+package smtp
+
+import (
+	"regexp"
+	"strings"
+	"time"
+)
+
+// Original is what a reply needs to know about the message it answers.
+type Original struct {
+	From, ReplyTo, To, Cc []Address
+}
+
+// replyPrefix matches the reply markers at the start of a subject: Re, and
+// the localized AW (German), SV (Nordic), VS (Finnish), Antw (Dutch), Odp
+// (Polish), optionally counted (Re[2]:, Re(2):), repeated.
+var replyPrefix = regexp.MustCompile(`(?i)^\s*(?:(?:re|aw|sv|vs|antw|odp)\s*(?:\[\d+\]|\(\d+\))?\s*:\s*)+`)
+
+// ReplySubject gives the subject of a reply: exactly one "Re: " in front,
+// whatever reply markers the original had (re:, RE:, Re[2]:, "Re: Re:",
+// AW:, SV: ...). Other prefixes such as "Fwd:" stay: "Fwd: x" -> "Re: Fwd: x".
+func ReplySubject(s string) string {
+	rest := strings.TrimSpace(replyPrefix.ReplaceAllString(s, ""))
+	return strings.TrimSpace("Re: " + rest)
+}
+
+// idToken is one message id in a list written any way ("<a@b> <c@d>",
+// "a@b,c@d").
+var idToken = regexp.MustCompile(`[^<>\s,]+`)
+
+// ReplyReferences gives the References of a reply: the original's
+// References followed by the original's Message-ID (the parent, always
+// last), without repeats, in order. Elements may hold several ids, with or
+// without <>; ids a message cannot carry (no "@", spaces) are dropped.
+func ReplyReferences(origRefs []string, origID string) []string {
+	parent := normalizeID(origID)
+	seen := map[string]bool{}
+	var out []string
+	for _, r := range origRefs {
+		for _, id := range idToken.FindAllString(r, -1) {
+			if validMsgID(id) && !seen[id] && id != parent {
+				seen[id] = true
+				out = append(out, id)
+			}
+		}
+	}
+	if validMsgID(parent) {
+		out = append(out, parent)
+	}
+	return out
+}
+
+// ReplyRecipients gives the To and Cc of a reply. To is the original's
+// Reply-To when it has one, else its From. With all (reply-all), the
+// original To joins To and the original Cc becomes Cc. Our own addresses
+// (self, compared case-insensitively) are left out and every address
+// appears once. When that leaves To empty (a reply to a message we sent),
+// To is the original's To.
+func ReplyRecipients(orig Original, self []string, all bool) (to, cc []Address) {
+	skip := map[string]bool{}
+	for _, s := range self {
+		skip[strings.ToLower(strings.TrimSpace(s))] = true
+	}
+	take := func(dst, list []Address) []Address {
+		for _, a := range list {
+			k := strings.ToLower(a.Email)
+			if k != "" && !skip[k] {
+				skip[k] = true
+				dst = append(dst, a)
+			}
+		}
+		return dst
+	}
+	primary := orig.ReplyTo
+	if len(primary) == 0 {
+		primary = orig.From
+	}
+	to = take(nil, primary)
+	if len(to) == 0 || all {
+		to = take(to, orig.To)
+	}
+	if all {
+		cc = take(nil, orig.Cc)
+	}
+	return to, cc
+}
+
+// Attribution is the line above a quote: "On Mon, 2 Jan 2006 at 15:04
+// -0700, Name <a@example.com> wrote:" (without the date when it is zero).
+func Attribution(date time.Time, from Address) string {
+	who := from.String()
+	if date.IsZero() {
+		return who + " wrote:"
+	}
+	return "On " + date.Format("Mon, 2 Jan 2006 at 15:04 -0700") + ", " + who + " wrote:"
+}
+
+// QuoteBody quotes text for a reply: the attribution line (when not empty),
+// then every line of text prefixed with "> " (">" before a line that is
+// already quoted or empty). Line ends become "\n".
+func QuoteBody(text, attribution string) string {
+	text = strings.ReplaceAll(text, "\r\n", "\n")
+	text = strings.ReplaceAll(text, "\r", "\n")
+	text = strings.TrimRight(text, "\n")
+	var b strings.Builder
+	if attribution != "" {
+		b.WriteString(attribution + "\n")
+	}
+	if text == "" {
+		return b.String()
+	}
+	for _, line := range strings.Split(text, "\n") {
+		switch {
+		case line == "", line[0] == '>':
+			b.WriteString(">" + line + "\n")
+		default:
+			b.WriteString("> " + line + "\n")
+		}
+	}
+	return b.String()
+}
