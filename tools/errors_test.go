@@ -1,0 +1,108 @@
+package tools
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/email-mcp/email-mcp/attachments"
+	"github.com/email-mcp/email-mcp/imap"
+	"github.com/email-mcp/email-mcp/smtp"
+)
+
+type timeoutErr struct{}
+
+func (timeoutErr) Error() string   { return "i/o timeout" }
+func (timeoutErr) Timeout() bool   { return true }
+func (timeoutErr) Temporary() bool { return true }
+
+var _ net.Error = timeoutErr{}
+
+func TestClassify(t *testing.T) {
+	wrap := func(err error) error { return fmt.Errorf("select %q on imap.example.com: %w", "Nope", err) }
+	cases := []struct {
+		err  error
+		want Code
+	}{
+		{invalidArg("bad"), CodeInvalidArgument},
+		{wrap(imap.ErrFolderNotFound), CodeFolderNotFound},
+		{wrap(imap.ErrMessageNotFound), CodeMessageNotFound},
+		{wrap(imap.ErrAuthFailed), CodeAuthFailed},
+		{wrap(imap.ErrTLS), CodeTLSFailed},
+		{wrap(imap.ErrConnection), CodeConnectionFailed},
+		{wrap(imap.ErrClosed), CodeConnectionFailed},
+		{wrap(smtp.ErrAuthFailed), CodeAuthFailed},
+		{wrap(smtp.ErrTLS), CodeTLSFailed},
+		{wrap(smtp.ErrRejected), CodeSendRejected},
+		{wrap(smtp.ErrTooLarge), CodeAttachmentTooLarge},
+		{wrap(smtp.ErrInvalidArgument), CodeInvalidArgument},
+		{wrap(smtp.ErrConnection), CodeConnectionFailed},
+		{wrap(attachments.ErrOutsideWorkspace), CodePathOutsideWorkspace},
+		{wrap(attachments.ErrInvalidPath), CodeInvalidArgument},
+		{wrap(attachments.ErrTooLarge), CodeAttachmentTooLarge},
+		{wrap(attachments.ErrNotConfigured), CodeInvalidArgument},
+		{wrap(context.DeadlineExceeded), CodeConnectionTimeout},
+		{wrap(os.ErrDeadlineExceeded), CodeConnectionTimeout},
+		{wrap(timeoutErr{}), CodeConnectionTimeout},
+		// A missing folder is never a timeout, even when both are in the chain.
+		{errors.Join(imap.ErrFolderNotFound, context.DeadlineExceeded), CodeFolderNotFound},
+		{errors.New("something odd"), CodeInternal},
+		{errorf(CodeWaitTimeout, "nothing arrived"), CodeWaitTimeout},
+	}
+	for _, tc := range cases {
+		if got := Classify(tc.err).Code; got != tc.want {
+			t.Errorf("Classify(%v) = %s, want %s", tc.err, got, tc.want)
+		}
+	}
+}
+
+func TestClassifyHidesCause(t *testing.T) {
+	err := fmt.Errorf("login to imap.secret-host.example:993 as bob: %w", imap.ErrAuthFailed)
+	te := Classify(err)
+	res := errorResult(te)
+	text := res.Content[0].(mcp.TextContent).Text
+	if strings.Contains(text, "secret-host") || strings.Contains(text, "bob") {
+		t.Errorf("error text %q leaks the cause", text)
+	}
+	if !strings.HasPrefix(text, "AUTH_FAILED: ") || !res.IsError {
+		t.Errorf("errorResult = %q isError=%v, want AUTH_FAILED: prefix", text, res.IsError)
+	}
+}
+
+func TestEveryCodeHasInfo(t *testing.T) {
+	codes := []Code{CodeInvalidArgument, CodeAuthFailed, CodeConnectionFailed, CodeConnectionTimeout, CodeTLSFailed,
+		CodeFolderNotFound, CodeMessageNotFound, CodeAttachmentNotFound, CodeAttachmentTooLarge, CodePathOutsideWorkspace,
+		CodeSendRejected, CodeWaitTimeout, CodeRateLimited, CodeReadOnly, CodeInternal}
+	for _, c := range codes {
+		if codeInfo[c].message == "" {
+			t.Errorf("code %s has no message", c)
+		}
+	}
+	if len(codeInfo) != len(codes) {
+		t.Errorf("codeInfo has %d codes, want %d", len(codeInfo), len(codes))
+	}
+}
+
+func TestUIDArgument(t *testing.T) {
+	cases := []struct {
+		in   string
+		want UID
+		ok   bool
+	}{
+		{`42`, 42, true}, {`"42"`, 42, true}, {`" 7 "`, 7, true}, {`42.0`, 42, true},
+		{`0`, 0, false}, {`-1`, 0, false}, {`"abc"`, 0, false}, {`4294967296`, 0, false}, {`1.5`, 0, false}, {`true`, 0, false},
+	}
+	for _, tc := range cases {
+		var u UID
+		err := u.UnmarshalJSON([]byte(tc.in))
+		if (err == nil) != tc.ok || (tc.ok && u != tc.want) {
+			t.Errorf("UID.UnmarshalJSON(%s) = %d, %v; want %d ok=%v", tc.in, u, err, tc.want, tc.ok)
+		}
+	}
+}

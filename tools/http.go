@@ -1,0 +1,244 @@
+package tools
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+)
+
+// HTTPOptions configure the HTTP face of the server.
+type HTTPOptions struct {
+	// Auth wraps every endpoint except /health and /ready (the API key and
+	// Origin checks). Required: Handler refuses to build without it.
+	Auth func(http.Handler) http.Handler
+	// Ready lists the checks /ready runs (IMAP NOOP, SMTP EHLO).
+	Ready []ReadyCheck
+	// MaxBodyBytes bounds request bodies (413 beyond it); default 4 MiB.
+	MaxBodyBytes int64
+	// BasePath is the path prefix under which a reverse proxy publishes the
+	// server (from MCP_BASE_URL); the SSE endpoint event uses it.
+	BasePath string
+}
+
+// ReadyCheck is one dependency /ready checks.
+type ReadyCheck struct {
+	Name  string
+	Check func(ctx context.Context) error
+}
+
+// HTTP is the HTTP handler with its transports, ready to be shut down.
+type HTTP struct {
+	http.Handler
+	streamable *server.StreamableHTTPServer
+	sse        *server.SSEServer
+}
+
+// Shutdown ends the long-lived streams (SSE sessions, Streamable HTTP GET
+// streams) so that http.Server.Shutdown can drain the rest.
+func (h *HTTP) Shutdown(ctx context.Context) {
+	h.sse.CloseSessions()
+	h.streamable.CloseSessions(ctx)
+}
+
+const defaultMaxBody = 4 << 20
+
+// Handler builds the HTTP endpoints of DESIGN.md: /mcp (Streamable HTTP,
+// stateless: no session is kept, so any replica can answer any request),
+// /sse + /message (legacy HTTP+SSE, stateful by nature), /mcp/tools and
+// /mcp/call (the seed's REST shape), /health and /ready.
+func (s *Server) Handler(opts HTTPOptions) (*HTTP, error) {
+	if opts.Auth == nil {
+		return nil, errors.New("tools: HTTPOptions.Auth is required")
+	}
+	if opts.MaxBodyBytes <= 0 {
+		opts.MaxBodyBytes = defaultMaxBody
+	}
+	streamable := server.NewStreamableHTTPServer(s.mcp,
+		server.WithEndpointPath("/mcp"),
+		server.WithStateLess(true),
+		server.WithHeartbeatInterval(25*time.Second),
+		server.WithStreamableHTTPLogger(s.log),
+	)
+	sseOpts := []server.SSEOption{
+		server.WithSSEEndpoint("/sse"),
+		server.WithMessageEndpoint("/message"),
+		server.WithKeepAliveInterval(15 * time.Second),
+	}
+	if p := strings.TrimRight(opts.BasePath, "/"); p != "" {
+		sseOpts = append(sseOpts, server.WithStaticBasePath(p))
+	}
+	sse := server.NewSSEServer(s.mcp, sseOpts...)
+
+	api := http.NewServeMux()
+	api.Handle("/mcp", streamable)
+	api.Handle("GET /sse", sse.SSEHandler())
+	api.Handle("POST /message", sse.MessageHandler())
+	api.HandleFunc("GET /mcp/tools", s.handleRESTTools)
+	api.HandleFunc("POST /mcp/call", s.handleRESTCall)
+
+	root := http.NewServeMux()
+	root.HandleFunc("GET /health", s.handleHealth)
+	root.Handle("GET /ready", readyHandler(opts.Ready))
+	root.Handle("/", opts.Auth(limitBody(opts.MaxBodyBytes, api)))
+	return &HTTP{Handler: root, streamable: streamable, sse: sse}, nil
+}
+
+// limitBody answers 413 for bodies over max. mcp-go reads whole bodies with
+// io.ReadAll and would answer a truncated read with a generic 400, so the body
+// is read here, bounded, and handed on from memory.
+func limitBody(max int64, next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.ContentLength > max {
+			writeJSON(w, http.StatusRequestEntityTooLarge, errBody("REQUEST_TOO_LARGE", "request body is too large"))
+			return
+		}
+		if r.Body != nil && r.Body != http.NoBody && r.Method != http.MethodGet {
+			b, err := io.ReadAll(io.LimitReader(r.Body, max+1))
+			if err != nil {
+				writeJSON(w, http.StatusBadRequest, errBody("BAD_REQUEST", "request body could not be read"))
+				return
+			}
+			if int64(len(b)) > max {
+				writeJSON(w, http.StatusRequestEntityTooLarge, errBody("REQUEST_TOO_LARGE", "request body is too large"))
+				return
+			}
+			r.Body = io.NopCloser(bytes.NewReader(b))
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+func (s *Server) handleHealth(w http.ResponseWriter, r *http.Request) {
+	writeJSON(w, http.StatusOK, map[string]any{
+		"status":   "ok",
+		"server":   s.opts.Name,
+		"version":  s.opts.Version,
+		"uptime_s": int64(time.Since(s.started).Seconds()),
+	})
+}
+
+// readyHandler runs every check concurrently with a deadline and answers 200
+// or 503 naming the failing parts with their codes (no host or server text).
+func readyHandler(checks []ReadyCheck) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		ctx, cancel := context.WithTimeout(r.Context(), 10*time.Second)
+		defer cancel()
+		results := make(map[string]string, len(checks))
+		var mu sync.Mutex
+		var wg sync.WaitGroup
+		for _, c := range checks {
+			wg.Go(func() {
+				status := "ok"
+				if err := c.Check(ctx); err != nil {
+					te := Classify(err)
+					status = string(te.Code) + ": " + te.Message
+				}
+				mu.Lock()
+				results[c.Name] = status
+				mu.Unlock()
+			})
+		}
+		wg.Wait()
+		code, status := http.StatusOK, "ready"
+		for _, v := range results {
+			if v != "ok" {
+				code, status = http.StatusServiceUnavailable, "unavailable"
+			}
+		}
+		writeJSON(w, code, map[string]any{"status": status, "checks": results})
+	})
+}
+
+// handleRESTTools answers GET /mcp/tools with {"tools":[...]}, exactly the
+// tools/list result.
+func (s *Server) handleRESTTools(w http.ResponseWriter, r *http.Request) {
+	req := map[string]any{"jsonrpc": "2.0", "id": 1, "method": "tools/list"}
+	s.answerREST(w, r, req)
+}
+
+// restCall is the seed's /mcp/call body. jsonrpc and id are optional.
+type restCall struct {
+	Method string `json:"method"`
+	Params struct {
+		Name      string         `json:"name"`
+		Arguments map[string]any `json:"arguments"`
+		Meta      map[string]any `json:"_meta,omitempty"`
+	} `json:"params"`
+}
+
+// handleRESTCall answers POST /mcp/call with the CallToolResult JSON.
+func (s *Server) handleRESTCall(w http.ResponseWriter, r *http.Request) {
+	var body restCall
+	dec := json.NewDecoder(r.Body)
+	if err := dec.Decode(&body); err != nil {
+		writeJSON(w, http.StatusBadRequest, errBody("BAD_REQUEST", "body must be JSON: {\"method\":\"tools/call\",\"params\":{\"name\":...,\"arguments\":{...}}}"))
+		return
+	}
+	if body.Method != "" && body.Method != "tools/call" {
+		writeJSON(w, http.StatusBadRequest, errBody("BAD_REQUEST", "method must be tools/call"))
+		return
+	}
+	if body.Params.Name == "" {
+		writeJSON(w, http.StatusBadRequest, errBody("BAD_REQUEST", "params.name is required"))
+		return
+	}
+	if sp, ok := s.hidden[body.Params.Name]; ok && s.opts.ReadOnly && sp.changesMail {
+		res := errorResult(errorf(CodeReadOnly, "%s is not available: the server is in read-only mode", sp.name))
+		writeJSON(w, http.StatusOK, res)
+		return
+	}
+	params := map[string]any{"name": body.Params.Name, "arguments": body.Params.Arguments}
+	if body.Params.Meta != nil {
+		params["_meta"] = body.Params.Meta
+	}
+	req := map[string]any{"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": params}
+	s.answerREST(w, r, req)
+}
+
+// answerREST runs one JSON-RPC request through the MCP server (no session:
+// the REST endpoints are stateless) and writes its result, or its JSON-RPC
+// error with a 4xx/5xx status.
+func (s *Server) answerREST(w http.ResponseWriter, r *http.Request, req map[string]any) {
+	raw, _ := json.Marshal(req)
+	resp := s.mcp.HandleMessage(r.Context(), raw)
+	switch m := resp.(type) {
+	case mcp.JSONRPCResponse:
+		writeJSON(w, http.StatusOK, m.Result)
+	case *mcp.JSONRPCResponse:
+		writeJSON(w, http.StatusOK, m.Result)
+	case mcp.JSONRPCError:
+		writeJSON(w, restStatus(m.Error.Code), map[string]any{"error": m.Error})
+	case *mcp.JSONRPCError:
+		writeJSON(w, restStatus(m.Error.Code), map[string]any{"error": m.Error})
+	default:
+		writeJSON(w, http.StatusInternalServerError, errBody("INTERNAL", "no response"))
+	}
+}
+
+func restStatus(code int) int {
+	switch code {
+	case mcp.INVALID_PARAMS, mcp.INVALID_REQUEST, mcp.PARSE_ERROR, mcp.METHOD_NOT_FOUND:
+		return http.StatusBadRequest
+	}
+	return http.StatusInternalServerError
+}
+
+func errBody(code, msg string) map[string]any {
+	return map[string]any{"error": map[string]string{"code": code, "message": msg}}
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(v)
+}

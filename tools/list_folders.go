@@ -1,0 +1,76 @@
+package tools
+
+import (
+	"context"
+	"strings"
+
+	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/email-mcp/email-mcp/imap"
+)
+
+// Mailbox is the IMAP side the mail tools use.
+type Mailbox interface {
+	ListFolders(ctx context.Context, counts bool) ([]imap.Folder, error)
+}
+
+// FolderInfo is one folder in list_folders' result.
+type FolderInfo struct {
+	Name       string   `json:"name" jsonschema:"folder name (UTF-8), as other tools expect it"`
+	Delimiter  string   `json:"delimiter" jsonschema:"hierarchy delimiter, empty when the server has none"`
+	Flags      []string `json:"flags" jsonschema:"IMAP folder attributes as sent by the server"`
+	SpecialUse *string  `json:"special_use" jsonschema:"special use of the folder: sent, drafts, trash, junk, archive, all or flagged; null when none"`
+	Messages   *uint32  `json:"messages,omitempty" jsonschema:"number of messages (with include_counts)"`
+	Unseen     *uint32  `json:"unseen,omitempty" jsonschema:"number of unread messages (with include_counts)"`
+}
+
+// ListFoldersResult is list_folders' result.
+type ListFoldersResult struct {
+	Folders []FolderInfo `json:"folders"`
+}
+
+type listFoldersArgs struct {
+	IncludeCounts bool `json:"include_counts"`
+}
+
+func listFoldersSpec(mail Mailbox) *spec {
+	return &spec{
+		name:        "list_folders",
+		title:       "List folders",
+		description: "List the mailbox folders with their special use (sent, drafts, trash, junk, archive) and, with include_counts, the number of messages and unread messages in each. Use the names it returns as the folder arguments of other tools.",
+		toolset:     ToolsetMail,
+		readOnly:    true, idempotent: true, openWorld: true,
+		params: []mcp.ToolOption{
+			mcp.WithBoolean("include_counts", mcp.DefaultBool(false),
+				mcp.Description("Also return messages and unseen counts per folder (one STATUS per folder on servers without LIST-STATUS).")),
+		},
+		output: mcp.WithOutputSchema[ListFoldersResult](),
+		handle: func(ctx context.Context, req mcp.CallToolRequest) (any, error) {
+			var args listFoldersArgs
+			if err := bindArgs(req, &args); err != nil {
+				return nil, err
+			}
+			folders, err := mail.ListFolders(ctx, args.IncludeCounts)
+			if err != nil {
+				return nil, err
+			}
+			out := ListFoldersResult{Folders: make([]FolderInfo, 0, len(folders))}
+			for _, f := range folders {
+				out.Folders = append(out.Folders, folderInfo(f))
+			}
+			return out, nil
+		},
+	}
+}
+
+func folderInfo(f imap.Folder) FolderInfo {
+	fi := FolderInfo{Name: f.Name, Delimiter: f.Delimiter, Flags: f.Flags, Messages: f.Messages, Unseen: f.Unseen}
+	if fi.Flags == nil {
+		fi.Flags = []string{}
+	}
+	if f.SpecialUse != "" {
+		su := strings.ToLower(strings.TrimPrefix(f.SpecialUse, `\`))
+		fi.SpecialUse = &su
+	}
+	return fi
+}
