@@ -1,0 +1,70 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+)
+
+// printBanner prints, once, what a sandbox user needs: the endpoint, the key
+// (only when it was generated for this run), the sandbox's own ports and
+// ready-to-paste client settings.
+func printBanner(w io.Writer, a *app, base, key string, generated bool) {
+	shownKey := "$MCP_API_KEY"
+	keyLine := "from MCP_API_KEY"
+	if generated {
+		shownKey = key
+		keyLine = key + "   (generated for this run; set MCP_API_KEY to keep a fixed one)"
+	}
+	smtpAddr := a.sandbox.SMTPAddr()
+	persist := "in memory (set EMAIL_DATA_DIR to keep mail across restarts)"
+	if a.cfg.EmailDataDir != "" {
+		persist = "stored in " + a.cfg.EmailDataDir
+	}
+	exe := "email-mcp"
+	if p, err := os.Executable(); err == nil && !isTempBuild(p) {
+		exe = p
+	}
+	fmt.Fprintf(w, `
+email-mcp sandbox is running: a local mail server, nothing is sent to the outside world.
+
+  MCP (Streamable HTTP)  %[1]s/mcp
+  MCP (legacy SSE)       %[1]s/sse
+  API key                %[2]s
+  Sandbox SMTP           %[3]s   (accepts mail for any address; no auth needed)
+  Sandbox IMAP           %[4]s   (user "sandbox")
+  Mail is                %[5]s
+
+Claude Code:
+  claude mcp add --transport http email %[1]s/mcp --header "X-API-Key: %[6]s"
+
+Cursor (~/.cursor/mcp.json) or Claude Desktop with a URL-capable client:
+  {"mcpServers":{"email":{"url":"%[1]s/mcp","headers":{"X-API-Key":"%[6]s"}}}}
+
+VS Code (.vscode/mcp.json):
+  {"servers":{"email":{"type":"http","url":"%[1]s/mcp","headers":{"X-API-Key":"%[6]s"}}}}
+
+Claude Desktop (stdio, claude_desktop_config.json):
+  {"mcpServers":{"email":{"command":"%[7]s","args":["stdio"]}}}
+
+curl:
+  curl -s %[1]s/mcp/call -H "X-API-Key: %[6]s" -H "Content-Type: application/json" \
+    -d '{"method":"tools/call","params":{"name":"list_folders","arguments":{"include_counts":true}}}'
+
+Send a test mail into the sandbox:
+  python3 -c 'import smtplib; smtplib.SMTP("%[8]s", %[9]s, local_hostname="localhost").sendmail("app@example.test", ["me@example.test"], "Subject: hello\r\n\r\nYour code is 123456\r\n")'
+
+`, base, keyLine, smtpAddr, a.sandbox.IMAPAddr(), persist, shownKey, exe, hostOf(smtpAddr), portOf(smtpAddr))
+}
+
+// isTempBuild reports a binary built by `go run` (in a temp dir), whose path
+// is useless to a client config.
+func isTempBuild(p string) bool {
+	dir := filepath.Dir(p)
+	return filepath.HasPrefix(dir, os.TempDir()) || filepath.Base(dir) == "exe"
+}
+
+func hostOf(addr string) string { h, _ := splitHostPort(addr); return h }
+
+func portOf(addr string) string { _, p := splitHostPort(addr); return fmt.Sprint(p) }

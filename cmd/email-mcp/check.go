@@ -1,0 +1,80 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/email-mcp/email-mcp/config"
+	"github.com/email-mcp/email-mcp/tools"
+)
+
+// runCheck is `email-mcp check`: it connects to IMAP and SMTP with the
+// configuration on fresh connections and prints what works (TLS mode used,
+// capabilities, login result) and a diagnosis. Exit 1 when a part fails.
+func runCheck(ctx context.Context, cfg *config.Config, stdout, stderr io.Writer) int {
+	log := newLogger(cfg, stderr)
+	a, err := newApp(ctx, cfg, log, sandboxOptions{fallbackPorts: true})
+	if err != nil {
+		fmt.Fprintf(stdout, "FAILED: %v\n", err)
+		return exitFailure
+	}
+	defer a.Close()
+	ctx, cancel := context.WithTimeout(ctx, 60*time.Second)
+	defer cancel()
+
+	mode := "real account"
+	if cfg.Sandbox() {
+		mode = "embedded sandbox (no IMAP_HOST set)"
+	}
+	fmt.Fprintf(stdout, "email-mcp %s check: %s\n\n", buildVersion(), mode)
+
+	failed := 0
+	id := a.mail.Diagnose(ctx)
+	fmt.Fprintf(stdout, "IMAP %s (%s)\n", id.Address, id.Security)
+	failed += printDiagnosis(stdout, id.Steps, id.Err)
+
+	sd := a.sender.Diagnose(ctx)
+	fmt.Fprintf(stdout, "SMTP %s (%s)\n", sd.Address, sd.Security)
+	failed += printDiagnosis(stdout, sd.Steps, sd.Err)
+
+	if failed > 0 {
+		fmt.Fprintf(stdout, "Result: FAILED (%d of 2 parts)\n", failed)
+		return exitFailure
+	}
+	fmt.Fprintln(stdout, "Result: OK")
+	return exitOK
+}
+
+// printDiagnosis prints the steps and, on failure, the stable code with a
+// hint; it returns 1 when err is set.
+func printDiagnosis(w io.Writer, steps []string, err error) int {
+	for _, s := range steps {
+		fmt.Fprintf(w, "  %s\n", s)
+	}
+	if err == nil {
+		fmt.Fprintln(w, "  OK")
+		fmt.Fprintln(w)
+		return 0
+	}
+	te := tools.Classify(err)
+	fmt.Fprintf(w, "  FAILED %s: %v\n", te.Code, err)
+	if hint := hints[te.Code]; hint != "" {
+		fmt.Fprintf(w, "  hint: %s\n", hint)
+	}
+	fmt.Fprintln(w)
+	return 1
+}
+
+var hints = map[tools.Code]string{
+	tools.CodeAuthFailed: "check the user and password; Gmail and Outlook need an app password when 2-step verification is on",
+	tools.CodeTLSFailed: strings.Join([]string{
+		"the server's certificate is not trusted or TLS is not offered;",
+		"set TLS_CA_FILE to your CA, or check IMAP_SSL/IMAP_STARTTLS and SMTP_SSL/SMTP_STARTTLS against the port",
+		"(993/465 implicit TLS, 143/587 STARTTLS)",
+	}, " "),
+	tools.CodeConnectionFailed:  "check the host and port, and that a firewall lets this machine reach them",
+	tools.CodeConnectionTimeout: "the server did not answer: check the port and the TLS mode (implicit TLS on a STARTTLS port hangs)",
+}

@@ -1,0 +1,143 @@
+// Command email-mcp gives AI agents a real mailbox over IMAP and SMTP, as an
+// MCP server.
+//
+//	email-mcp [serve]   HTTP server: Streamable HTTP at /mcp, legacy SSE at /sse
+//	email-mcp stdio     MCP over stdin/stdout, for desktop clients
+//	email-mcp check     connect with the configuration and print a diagnosis
+//	email-mcp version   print the version
+//
+// With no IMAP_HOST configured it runs an embedded sandbox mail server
+// (IMAP + catch-all SMTP on loopback) and points the tools at it.
+//
+// Exit status: 0 on success, 1 on a runtime failure (or a failed check),
+// 2 on bad configuration or usage.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"runtime/debug"
+	"syscall"
+
+	"github.com/email-mcp/email-mcp/config"
+)
+
+// version is set at build time with -ldflags "-X main.version=...".
+var version = ""
+
+const (
+	exitOK      = 0
+	exitFailure = 1
+	exitConfig  = 2
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
+	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}
+
+// usageError is a bad command line: exit 2.
+type usageError struct{ msg string }
+
+func (e *usageError) Error() string { return e.msg }
+
+const usage = `Usage: email-mcp [serve|stdio|check|version] [--env-file PATH]
+
+  serve     HTTP server (default): /mcp, /sse, /mcp/tools, /mcp/call, /health, /ready
+  stdio     MCP over stdin/stdout for desktop clients (no API key; logs on stderr)
+  check     connect to IMAP and SMTP with the configuration and print a diagnosis
+  version   print the version
+
+  --env-file PATH   read variables from PATH (default: ./.env when present);
+                    real environment variables win over the file
+
+With no IMAP_HOST set, email-mcp runs its embedded sandbox mail server.
+`
+
+// run is main without the process: it returns the exit status.
+func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	cmd, envFile, explicit, err := parseArgs(args, stderr)
+	if err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			fmt.Fprint(stdout, usage)
+			return exitOK
+		}
+		fmt.Fprintf(stderr, "email-mcp: %v\n\n%s", err, usage)
+		return exitConfig
+	}
+	if cmd == "version" {
+		fmt.Fprintf(stdout, "email-mcp %s\n", buildVersion())
+		return exitOK
+	}
+	cfg, err := config.Load(config.LoadOptions{EnvFile: envFile, EnvFileExplicit: explicit})
+	if err != nil {
+		fmt.Fprintln(stderr, "email-mcp: the configuration is not valid:")
+		for _, line := range configErrorLines(err) {
+			fmt.Fprintf(stderr, "  %s\n", line)
+		}
+		return exitConfig
+	}
+	switch cmd {
+	case "stdio":
+		return runStdio(ctx, cfg, stdin, stdout, stderr)
+	case "check":
+		return runCheck(ctx, cfg, stdout, stderr)
+	default:
+		return runServe(ctx, cfg, stdout, stderr)
+	}
+}
+
+func parseArgs(args []string, stderr io.Writer) (cmd, envFile string, explicit bool, err error) {
+	cmd = "serve"
+	if len(args) > 0 && len(args[0]) > 0 && args[0][0] != '-' {
+		cmd, args = args[0], args[1:]
+	}
+	switch cmd {
+	case "serve", "stdio", "check", "version":
+	case "help":
+		return "", "", false, flag.ErrHelp
+	default:
+		return "", "", false, &usageError{fmt.Sprintf("unknown command %q", cmd)}
+	}
+	fs := flag.NewFlagSet("email-mcp", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.StringVar(&envFile, "env-file", "", "path of a .env file")
+	if err := fs.Parse(args); err != nil {
+		return "", "", false, err
+	}
+	if fs.NArg() > 0 {
+		return "", "", false, &usageError{fmt.Sprintf("unexpected argument %q", fs.Arg(0))}
+	}
+	fs.Visit(func(f *flag.Flag) { explicit = explicit || f.Name == "env-file" })
+	return cmd, envFile, explicit, nil
+}
+
+// configErrorLines splits a joined configuration error into one line per
+// variable.
+func configErrorLines(err error) []string {
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		var lines []string
+		for _, e := range j.Unwrap() {
+			lines = append(lines, configErrorLines(e)...)
+		}
+		return lines
+	}
+	return []string{err.Error()}
+}
+
+func buildVersion() string {
+	if version != "" {
+		return version
+	}
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+		return bi.Main.Version
+	}
+	return "dev"
+}

@@ -1,0 +1,137 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/url"
+	"strconv"
+	"time"
+
+	"github.com/email-mcp/email-mcp/auth"
+	"github.com/email-mcp/email-mcp/config"
+	"github.com/email-mcp/email-mcp/tools"
+)
+
+// runServe is `email-mcp serve`: the HTTP server until SIGINT/SIGTERM.
+func runServe(ctx context.Context, cfg *config.Config, stdout, stderr io.Writer) int {
+	log := newLogger(cfg, stderr)
+	key := cfg.MCPAPIKey.Reveal()
+	generated := false
+	if key == "" {
+		if !cfg.Sandbox() {
+			fmt.Fprintln(stderr, "email-mcp: the configuration is not valid:\n  MCP_API_KEY: required to serve HTTP with a real mail account (generate one with: openssl rand -hex 32)")
+			return exitConfig
+		}
+		key, generated = "emcp_"+randomToken(24), true
+	}
+	a, err := newApp(ctx, cfg, log, sandboxOptions{})
+	if err != nil {
+		log.Error("startup failed", "err", err)
+		return exitFailure
+	}
+	defer a.Close()
+
+	h, err := buildHTTP(a, key, log)
+	if err != nil {
+		log.Error("startup failed", "err", err)
+		return exitFailure
+	}
+	addr := net.JoinHostPort(cfg.MCPHost, strconv.Itoa(cfg.MCPPort))
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		log.Error("cannot listen", "addr", addr, "err", err)
+		return exitFailure
+	}
+	srv := newHTTPServer(h, log)
+	base := publicBaseURL(cfg, ln.Addr())
+	log.Info("email-mcp listening", "addr", ln.Addr().String(), "url", base+"/mcp", "version", buildVersion(),
+		"sandbox", cfg.Sandbox(), "tools", len(a.tools.ToolNames()), "read_only", cfg.MCPReadOnly)
+	if cfg.Sandbox() {
+		printBanner(stdout, a, base, key, generated)
+	}
+	return serveUntilDone(ctx, srv, ln, h, log)
+}
+
+// buildHTTP puts the auth middleware in front of the tools' HTTP endpoints.
+func buildHTTP(a *app, key string, log *slog.Logger) (*tools.HTTP, error) {
+	mw, err := auth.New(auth.Options{
+		Keys:           []string{key},
+		AllowedOrigins: a.cfg.MCPAllowedOrigins,
+		Logger:         log.With("component", "auth"),
+	})
+	if err != nil {
+		return nil, err
+	}
+	basePath := ""
+	if a.cfg.MCPBaseURL != "" {
+		if u, err := url.Parse(a.cfg.MCPBaseURL); err == nil {
+			basePath = u.Path
+		}
+	}
+	limit := auth.RateLimit(a.cfg.RateLimitPerMinute)
+	guard := func(h http.Handler) http.Handler { return mw(limit(h)) }
+	return a.tools.Handler(tools.HTTPOptions{Auth: guard, Ready: a.readyChecks(), BasePath: basePath})
+}
+
+// newHTTPServer sets the timeouts: headers must arrive quickly (slow-loris),
+// idle keep-alive connections are closed, and there is no WriteTimeout,
+// which would cut SSE streams and long waits.
+func newHTTPServer(h http.Handler, log *slog.Logger) *http.Server {
+	return &http.Server{
+		Handler:           h,
+		ReadHeaderTimeout: 10 * time.Second,
+		IdleTimeout:       120 * time.Second,
+		MaxHeaderBytes:    64 << 10,
+		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelDebug),
+	}
+}
+
+// serveUntilDone serves until ctx ends, then drains: streams are closed,
+// in-flight calls get shutdownTimeout to finish.
+func serveUntilDone(ctx context.Context, srv *http.Server, ln net.Listener, h *tools.HTTP, log *slog.Logger) int {
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	select {
+	case err := <-errc:
+		log.Error("http server stopped", "err", err)
+		return exitFailure
+	case <-ctx.Done():
+	}
+	log.Info("shutting down")
+	sctx, cancel := context.WithTimeout(context.Background(), shutdownTimeout)
+	defer cancel()
+	h.Shutdown(sctx)
+	if err := srv.Shutdown(sctx); err != nil {
+		log.Warn("shutdown timed out; closing connections", "err", err)
+		_ = srv.Close()
+	}
+	if err := <-errc; err != nil && !errors.Is(err, http.ErrServerClosed) {
+		log.Warn("http server", "err", err)
+	}
+	log.Info("stopped")
+	return exitOK
+}
+
+// publicBaseURL is MCP_BASE_URL, or the address we listen on.
+func publicBaseURL(cfg *config.Config, addr net.Addr) string {
+	if cfg.MCPBaseURL != "" {
+		return trimSlash(cfg.MCPBaseURL)
+	}
+	host, port, _ := net.SplitHostPort(addr.String())
+	if host == "127.0.0.1" || host == "::1" || host == "0.0.0.0" || host == "::" {
+		host = "localhost"
+	}
+	return "http://" + net.JoinHostPort(host, port)
+}
+
+func trimSlash(s string) string {
+	for len(s) > 0 && s[len(s)-1] == '/' {
+		s = s[:len(s)-1]
+	}
+	return s
+}

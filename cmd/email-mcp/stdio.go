@@ -1,0 +1,27 @@
+package main
+
+import (
+	"context"
+	"io"
+
+	"github.com/email-mcp/email-mcp/config"
+)
+
+// runStdio is `email-mcp stdio`: MCP over stdin/stdout for desktop clients.
+// stdout carries only protocol messages; logs go to stderr. It ends cleanly
+// when stdin reaches EOF.
+func runStdio(ctx context.Context, cfg *config.Config, stdin io.Reader, stdout, stderr io.Writer) int {
+	log := newLogger(cfg, stderr)
+	a, err := newApp(ctx, cfg, log, sandboxOptions{fallbackPorts: true})
+	if err != nil {
+		log.Error("startup failed", "err", err)
+		return exitFailure
+	}
+	defer a.Close()
+	log.Info("email-mcp serving MCP on stdio", "version", buildVersion(), "sandbox", cfg.Sandbox(), "tools", len(a.tools.ToolNames()))
+	if err := a.tools.ServeStdio(ctx, stdin, stdout); err != nil {
+		log.Error("stdio", "err", err)
+		return exitFailure
+	}
+	return exitOK
+}

@@ -1,0 +1,239 @@
+package main
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/tls"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"strconv"
+	"time"
+
+	"github.com/email-mcp/email-mcp/attachments"
+	"github.com/email-mcp/email-mcp/config"
+	"github.com/email-mcp/email-mcp/devmail"
+	"github.com/email-mcp/email-mcp/imap"
+	"github.com/email-mcp/email-mcp/smtp"
+	"github.com/email-mcp/email-mcp/tools"
+)
+
+// app is everything one run of email-mcp wires together.
+type app struct {
+	cfg     *config.Config
+	log     *slog.Logger
+	sandbox *devmail.Server        // nil with a real account
+	files   *attachments.Workspace // nil without EMAIL_BASE_DIR
+	mail    *imap.Client
+	sender  *smtp.Sender
+	tools   *tools.Server
+}
+
+// newLogger makes the one logger of the process; it writes to w (stderr).
+func newLogger(cfg *config.Config, w io.Writer) *slog.Logger {
+	opts := &slog.HandlerOptions{Level: cfg.LogLevel}
+	if cfg.LogFormat == config.LogFormatJSON {
+		return slog.New(slog.NewJSONHandler(w, opts))
+	}
+	return slog.New(slog.NewTextHandler(w, opts))
+}
+
+// sandboxOptions decide how the embedded sandbox binds.
+type sandboxOptions struct {
+	// fallbackPorts binds a free port when the configured one is taken (stdio
+	// mode, where a desktop client may start several copies).
+	fallbackPorts bool
+}
+
+// newApp connects the adapters: the sandbox (when no IMAP_HOST), the IMAP
+// pool, the SMTP sender and the tools. No network I/O happens to a real
+// account here: the pool dials lazily.
+func newApp(ctx context.Context, cfg *config.Config, log *slog.Logger, so sandboxOptions) (*app, error) {
+	for _, w := range cfg.Warnings() {
+		log.Warn(w)
+	}
+	a := &app{cfg: cfg, log: log}
+	var imapOpts imap.Options
+	var smtpOpts smtp.Options
+	if cfg.Sandbox() {
+		sb, password, err := startSandbox(ctx, cfg, log, so)
+		if err != nil {
+			return nil, err
+		}
+		a.sandbox = sb
+		imapOpts, smtpOpts = sandboxAdapters(sb, password)
+	} else {
+		var err error
+		if imapOpts, smtpOpts, err = accountAdapters(cfg); err != nil {
+			return nil, err
+		}
+	}
+	imapOpts.PoolSize = cfg.IMAPPoolSize
+	imapOpts.Logger = log.With("component", "imap")
+	smtpOpts.Logger = log.With("component", "smtp")
+	if cfg.EmailBaseDir != "" {
+		ws, err := attachments.Open(attachments.Options{BaseDir: cfg.EmailBaseDir, MaxFileSize: cfg.MaxAttachmentBytes(), Logger: log.With("component", "attachments")})
+		if err != nil {
+			a.Close()
+			return nil, fmt.Errorf("EMAIL_BASE_DIR: open the attachments workspace: %w", err)
+		}
+		a.files = ws
+	}
+	a.mail = imap.New(imapOpts)
+	a.sender = smtp.New(smtpOpts)
+	ts, err := tools.New(tools.Deps{Mail: a.mail}, tools.Options{
+		Name:             cfg.MCPServerName,
+		Version:          buildVersion(),
+		ReadOnly:         cfg.MCPReadOnly,
+		Toolsets:         cfg.MCPToolsets,
+		Logger:           log,
+		MaxSearchResults: cfg.MaxSearchResults,
+	})
+	if err != nil {
+		a.Close()
+		return nil, err
+	}
+	a.tools = ts
+	return a, nil
+}
+
+// Close releases the pool and stops the sandbox.
+func (a *app) Close() {
+	if a.mail != nil {
+		_ = a.mail.Close()
+	}
+	if a.files != nil {
+		_ = a.files.Close()
+	}
+	if a.sandbox != nil {
+		if err := a.sandbox.Close(); err != nil {
+			a.log.Warn("sandbox close", "err", err)
+		}
+	}
+}
+
+// startSandbox starts the embedded mail server with a fresh random IMAP
+// password, which it returns for the pool.
+func startSandbox(ctx context.Context, cfg *config.Config, log *slog.Logger, so sandboxOptions) (*devmail.Server, string, error) {
+	opts := devmail.Options{
+		IMAPAddr: cfg.DevIMAPAddr,
+		SMTPAddr: cfg.DevSMTPAddr,
+		Username: "sandbox",
+		Password: randomToken(16),
+		DataDir:  cfg.EmailDataDir,
+		Logger:   log.With("component", "sandbox"),
+	}
+	sb, err := devmail.Start(ctx, opts)
+	if err != nil && so.fallbackPorts {
+		log.Warn("sandbox ports taken, using free ports", "err", err)
+		opts.IMAPAddr, opts.SMTPAddr = "127.0.0.1:0", "127.0.0.1:0"
+		sb, err = devmail.Start(ctx, opts)
+	}
+	if err != nil {
+		return nil, "", fmt.Errorf("start the sandbox mail server: %w", err)
+	}
+	log.Info("sandbox mail server started", "imap", sb.IMAPAddr(), "smtp", sb.SMTPAddr(), "persistent", cfg.EmailDataDir != "")
+	return sb, opts.Password, nil
+}
+
+func sandboxAdapters(sb *devmail.Server, password string) (imap.Options, smtp.Options) {
+	ih, ip := splitHostPort(sb.IMAPAddr())
+	sh, sp := splitHostPort(sb.SMTPAddr())
+	return imap.Options{Host: ih, Port: ip, Username: sb.Username(), Password: password, Security: imap.SecurityPlain},
+		smtp.Options{Host: sh, Port: sp, Security: smtp.SecurityPlain}
+}
+
+func accountAdapters(cfg *config.Config) (imap.Options, smtp.Options, error) {
+	imapTLS, err := tlsConfig(cfg, cfg.IMAPHost, cfg.IMAPTLSSkipVerify)
+	if err != nil {
+		return imap.Options{}, smtp.Options{}, err
+	}
+	smtpTLS, err := tlsConfig(cfg, cfg.SMTPHost, cfg.SMTPTLSSkipVerify)
+	if err != nil {
+		return imap.Options{}, smtp.Options{}, err
+	}
+	io := imap.Options{
+		Host: cfg.IMAPHost, Port: cfg.IMAPPort,
+		Username: cfg.IMAPUser, Password: cfg.IMAPPassword.Reveal(),
+		Security: imapSecurity(cfg), TLSConfig: imapTLS,
+	}
+	so := smtp.Options{
+		Host: cfg.SMTPHost, Port: cfg.SMTPPort,
+		Username: cfg.SMTPUser, Password: cfg.SMTPPassword.Reveal(),
+		Security: smtpSecurity(cfg), TLSConfig: smtpTLS,
+		AllowPlainAuth: cfg.SMTPAllowPlaintext,
+	}
+	return io, so, nil
+}
+
+func imapSecurity(cfg *config.Config) imap.Security {
+	if cfg.IMAPSSL {
+		return imap.SecurityTLS
+	}
+	switch cfg.IMAPStartTLS {
+	case config.StartTLSOpportunistic:
+		return imap.SecurityStartTLSOptional
+	case config.StartTLSDisabled:
+		return imap.SecurityPlain
+	}
+	return imap.SecurityStartTLS
+}
+
+func smtpSecurity(cfg *config.Config) smtp.Security {
+	if cfg.SMTPUseSSL() {
+		return smtp.SecurityTLS
+	}
+	switch cfg.SMTPStartTLS {
+	case config.StartTLSOpportunistic:
+		return smtp.SecurityStartTLSOptional
+	case config.StartTLSDisabled:
+		return smtp.SecurityPlain
+	}
+	return smtp.SecurityStartTLS
+}
+
+// tlsConfig trusts the system roots plus TLS_CA_FILE, for one server name.
+func tlsConfig(cfg *config.Config, host string, skipVerify bool) (*tls.Config, error) {
+	pool, err := cfg.CAPool()
+	if err != nil {
+		return nil, err
+	}
+	return &tls.Config{
+		MinVersion:         tls.VersionTLS12,
+		ServerName:         host,
+		RootCAs:            pool,
+		InsecureSkipVerify: skipVerify, //nolint:gosec // only when the user asked, with a loud warning
+	}, nil
+}
+
+func splitHostPort(addr string) (string, int) {
+	h, p, err := net.SplitHostPort(addr)
+	if err != nil {
+		return addr, 0
+	}
+	n, _ := strconv.Atoi(p)
+	return h, n
+}
+
+// randomToken returns n random bytes, hex encoded.
+func randomToken(n int) string {
+	b := make([]byte, n)
+	if _, err := rand.Read(b); err != nil {
+		panic(err) // crypto/rand never fails on Linux
+	}
+	return hex.EncodeToString(b)
+}
+
+// readyChecks are what /ready verifies: an IMAP NOOP through the pool and an
+// SMTP EHLO.
+func (a *app) readyChecks() []tools.ReadyCheck {
+	return []tools.ReadyCheck{
+		{Name: "imap", Check: a.mail.Noop},
+		{Name: "smtp", Check: a.sender.Check},
+	}
+}
+
+// shutdownTimeout bounds the drain of in-flight calls on SIGTERM.
+const shutdownTimeout = 20 * time.Second

@@ -1,0 +1,101 @@
+#!/usr/bin/env bash
+# Smoke test of the built binary, as a user runs it: start the embedded
+# sandbox with no mail configuration, check every HTTP endpoint, send a mail
+# with a plain SMTP client, see it counted by list_folders over /mcp/call and
+# over Streamable HTTP, check stdio, then stop with SIGTERM and expect a clean
+# exit. Loopback only; every wait is bounded.
+#
+# usage: scripts/smoke.sh [path/to/email-mcp]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+bin=${1:-}
+work=$(mktemp -d)
+if [ -z "$bin" ]; then
+  bin="$work/email-mcp"
+  go build -o "$bin" ./cmd/email-mcp
+fi
+pid=""
+cleanup() {
+  if [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null; then kill "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true; fi
+  rm -rf "$work"
+}
+trap cleanup EXIT
+
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'; }
+fail() { echo "smoke: FAIL: $*" >&2; echo "--- server log ---" >&2; cat "$work/stderr" >&2 || true; exit 1; }
+
+mcp_port=$(free_port); smtp_port=$(free_port); imap_port=$(free_port)
+key="smoke-$(python3 -c 'import secrets; print(secrets.token_hex(12))')"
+base="http://127.0.0.1:$mcp_port"
+curl_() { curl -sS --noproxy '*' --max-time 20 "$@"; }
+
+# 1. Bad configuration: exit 2 and one line per bad variable.
+set +e
+env -i PATH="$PATH" HOME="$work" IMAP_PORT=abc MCP_TOOLSETS=mail,bogus "$bin" serve --env-file /dev/null >"$work/out" 2>"$work/err"
+rc=$?
+set -e
+[ "$rc" = 2 ] || fail "bad config exited $rc, want 2"
+grep -q IMAP_PORT "$work/err" && grep -q MCP_TOOLSETS "$work/err" || fail "bad config output does not name both variables: $(cat "$work/err")"
+
+# 2. Start the sandbox (no IMAP_HOST) with a fixed key.
+( cd "$work" && exec env -i PATH="$PATH" HOME="$work" MCP_API_KEY="$key" MCP_PORT="$mcp_port" \
+    DEV_SMTP_ADDR="127.0.0.1:$smtp_port" DEV_IMAP_ADDR="127.0.0.1:$imap_port" "$bin" >"$work/stdout" 2>"$work/stderr" ) &
+pid=$!
+for _ in $(seq 1 100); do
+  curl_ -f "$base/health" >/dev/null 2>&1 && break
+  kill -0 "$pid" 2>/dev/null || fail "server exited early"
+  sleep 0.1
+done
+curl_ -f "$base/health" | grep -q '"status":"ok"' || fail "/health"
+curl_ -f "$base/ready" | grep -q '"status":"ready"' || fail "/ready: $(curl_ "$base/ready")"
+grep -q "$base/mcp\|localhost:$mcp_port/mcp" "$work/stdout" || fail "banner does not show the MCP URL"
+if grep -q "$key" "$work/stdout" "$work/stderr"; then fail "a configured API key was printed"; fi
+
+# 3. Auth edges.
+[ "$(curl_ -o /dev/null -w '%{http_code}' "$base/mcp/tools")" = 401 ] || fail "no key: want 401"
+[ "$(curl_ -o /dev/null -w '%{http_code}' -H "X-API-Key: wrong" "$base/mcp/tools")" = 401 ] || fail "wrong key: want 401"
+[ "$(curl_ -o /dev/null -w '%{http_code}' -H "X-API-Key: $key" -H 'Origin: https://evil.example' "$base/mcp/tools")" = 403 ] || fail "foreign origin: want 403"
+
+# 4. Send a mail with a plain SMTP client, then count it.
+python3 - "$smtp_port" <<'PY'
+import smtplib, sys
+s = smtplib.SMTP("127.0.0.1", int(sys.argv[1]), local_hostname="localhost", timeout=10)
+s.sendmail("app@example.test", ["agent@example.test"], "From: app@example.test\r\nTo: agent@example.test\r\nSubject: smoke\r\n\r\nYour code is 424242\r\n")
+s.quit()
+PY
+call='{"method":"tools/call","params":{"name":"list_folders","arguments":{"include_counts":true}}}'
+out=$(curl_ -H "X-API-Key: $key" -H 'Content-Type: application/json' -d "$call" "$base/mcp/call")
+python3 - "$out" <<'PY' || fail "/mcp/call list_folders: $out"
+import json, sys
+r = json.loads(sys.argv[1])
+f = {x["name"]: x for x in r["structuredContent"]["folders"]}
+assert not r.get("isError"), r
+assert f["INBOX"]["messages"] == 1, f["INBOX"]
+assert {x.get("special_use") for x in f.values()} >= {"sent", "drafts", "trash", "junk", "archive"}, f
+PY
+
+# 5. Streamable HTTP, raw JSON-RPC as a client sends it.
+init='{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"smoke","version":"1"}}}'
+curl_ -f -H "Authorization: Bearer $key" -H 'Content-Type: application/json' -H 'Accept: application/json, text/event-stream' -d "$init" "$base/mcp" | grep -q '"serverInfo"' || fail "/mcp initialize"
+lst='{"jsonrpc":"2.0","id":2,"method":"tools/list"}'
+curl_ -f -H "X-API-Key: $key" -H 'Content-Type: application/json' -H 'Accept: application/json, text/event-stream' -d "$lst" "$base/mcp" | grep -q '"list_folders"' || fail "/mcp tools/list"
+
+# 6. Legacy SSE: the endpoint event arrives.
+curl_ -N --max-time 2 -H "X-API-Key: $key" "$base/sse" >"$work/sse" 2>/dev/null || true
+grep -q 'event: endpoint' "$work/sse" || fail "/sse endpoint event: $(cat "$work/sse")"
+
+# 7. SIGTERM: clean exit 0.
+kill -TERM "$pid"
+rc=0; wait "$pid" || rc=$?
+pid=""
+[ "$rc" = 0 ] || fail "exit status after SIGTERM = $rc, want 0"
+
+# 8. stdio: initialize + tools/list through a pipe, exit on EOF.
+printf '%s\n%s\n' "$init" "$lst" | timeout 30 env -i PATH="$PATH" HOME="$work" \
+  DEV_SMTP_ADDR="127.0.0.1:$smtp_port" DEV_IMAP_ADDR="127.0.0.1:$imap_port" "$bin" stdio >"$work/stdio.out" 2>"$work/stdio.err" \
+  || fail "stdio exited non-zero: $(cat "$work/stdio.err")"
+grep -q '"list_folders"' "$work/stdio.out" || fail "stdio tools/list: $(cat "$work/stdio.out")"
+if grep -qv '^{' "$work/stdio.out"; then fail "stdio wrote non-protocol output to stdout"; fi
+
+echo "smoke: OK (sandbox, auth, SMTP->list_folders, /mcp, /sse, SIGTERM, stdio)"
