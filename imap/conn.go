@@ -22,7 +22,8 @@ type conn struct {
 	tls      bool          // the transport is TLS (implicit or after STARTTLS)
 	caps     goimap.CapSet // after login: capabilities do not change afterwards
 	lastUsed time.Time
-	spoiled  bool // an exchange was cut off: never reuse
+	spoiled  bool       // an exchange was cut off: never reuse
+	sel      *selection // the selected folder; nil when none (see select.go)
 }
 
 // clientOptions are the imapclient options of every connection. No
@@ -47,6 +48,14 @@ func (cn *conn) run(ctx context.Context, timeout time.Duration, fn func(*imapcli
 		cn.spoiled = true
 	}
 	return err
+}
+
+// cut makes every pending and later read and write fail at once and marks
+// the connection spoiled: for a transfer that cannot finish in step with
+// the server (the caller's reader or writer failed mid-literal).
+func (cn *conn) cut() {
+	cn.spoiled = true
+	cn.dc.setLimit(time.Now())
 }
 
 // dead reports whether imapclient's reader has stopped (EOF, BYE, error).

@@ -46,6 +46,53 @@
 // then carries context.DeadlineExceeded and os.ErrDeadlineExceeded (or
 // context.Canceled), which go-imap's own errors lose.
 //
+// # Messages
+//
+// Reads (Search, FetchMessage, FetchParts, StreamPart) EXAMINE the folder,
+// writes (SetFlags, Move) SELECT it. A connection remembers its selected
+// folder and the next operation on the same folder sends no SELECT (a
+// read-write selection serves reads too). The server keeps a selected
+// session current by itself — new mail and expunges come with every
+// answer, and SEARCH and FETCH see the folder as it is now — and a server
+// whose selected folder is deleted or recreated ends the session, which
+// drops the connection with its selection: so the cache never hides a new
+// EXISTS or UIDVALIDITY. A failed SELECT forgets the selection (the server
+// has none either). A missing folder is always ErrFolderNotFound.
+//
+// Search costs a constant number of commands whatever the folder size:
+// EXAMINE (when needed), one UID SEARCH returning every matching UID (as
+// ranges with ESEARCH), one UID FETCH of the page only (UID FLAGS ENVELOPE
+// RFC822.SIZE INTERNALDATE BODYSTRUCTURE). Pages run newest first with a
+// UID cursor (PageRequest.BeforeUID) bound to a UIDVALIDITY
+// (ErrUIDValidityChanged). Total counts every match, whatever the cursor.
+// BODYSTRUCTURE gives the exact Summary.HasAttachments; measured against
+// BODY.PEEK[HEADER.FIELDS (CONTENT-TYPE)] on a 50-message page it cost the
+// same within noise (1.51 against 1.48 MB and 22.7k against 22.3k
+// allocations per page, client and in-process server together), so the
+// exact answer won. The HasAttachments filter itself is the server's
+// approximation (HEADER Content-Type "multipart/mixed"). Non-ASCII terms
+// go with CHARSET UTF-8 (not to IMAP4rev2 or UTF8=ACCEPT servers, which
+// take UTF-8 anyway); a NO [BADCHARSET] is ErrSearchCharset, not retried:
+// the term cannot be said in ASCII.
+//
+// Nothing here sets \Seen by reading: bodies are fetched with BODY.PEEK.
+// FetchMessage gets the structure and the first prefixBytes of the raw
+// message in one UID FETCH; FetchParts gets encoded section bodies, each
+// cut at maxBytes; StreamPart copies one section into an io.Writer as it
+// arrives, under a deadline of CommandTimeout plus its size at 256 KiB/s.
+// Part.Attachments and Part.HasAttachments apply one rule for search
+// summaries and attachment lists.
+//
+// SetFlags and Move check first that every UID exists (one UID SEARCH UID)
+// and change nothing otherwise (ErrMessageNotFound; for SetFlags a
+// *MissingUIDsError naming them). Move uses UID MOVE, or with UIDPLUS UID
+// COPY then UID STORE +FLAGS.SILENT (\Deleted) and UID EXPUNGE of that UID
+// alone; a server with neither gets ErrUnsupported, never a folder-wide
+// EXPUNGE that would remove other messages marked \Deleted. Append
+// returns the APPENDUID (0 without UIDPLUS). Arguments that cannot make a
+// request (UID 0, no flag to change, a limit out of range, moving a
+// message to its own folder) are ErrInvalid before any I/O.
+//
 // # Security
 //
 // SecurityTLS and SecurityStartTLS never send a command other than STARTTLS,

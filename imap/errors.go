@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 	"syscall"
 
@@ -36,11 +37,60 @@ var (
 	// ErrProtocol: the server answered in a way we cannot use (BAD, or a NO
 	// we do not know how to read).
 	ErrProtocol = errors.New("imap: unexpected server response")
+	// ErrInvalid: the caller's arguments cannot make a valid request (no
+	// flag to change, UID 0, a limit out of range, the same folder twice).
+	// Nothing was sent.
+	ErrInvalid = errors.New("imap: invalid argument")
+	// ErrUIDValidityChanged: the folder's UIDVALIDITY is not the one the
+	// caller's UIDs or cursor belong to; they no longer name the same
+	// messages.
+	ErrUIDValidityChanged = errors.New("imap: folder UIDVALIDITY changed")
+	// ErrUnsupported: the server lacks an extension the operation needs
+	// (Move without MOVE and without UIDPLUS).
+	ErrUnsupported = errors.New("imap: not supported by the server")
+	// ErrSearchCharset: the server refused SEARCH CHARSET UTF-8 (NO
+	// [BADCHARSET]), so a non-ASCII search term cannot be sent.
+	ErrSearchCharset = errors.New("imap: search charset not supported by the server")
+	// ErrPartNotFound: the message has no body part at the asked path.
+	ErrPartNotFound = errors.New("imap: message part not found")
 )
 
 // kinds is every sentinel, for hasKind.
 var kinds = []error{ErrFolderNotFound, ErrMessageNotFound, ErrAuthFailed, ErrTLS,
-	ErrConnection, ErrClosed, ErrProtocol, context.DeadlineExceeded, context.Canceled}
+	ErrConnection, ErrClosed, ErrProtocol, ErrInvalid, ErrUIDValidityChanged,
+	ErrUnsupported, ErrSearchCharset, ErrPartNotFound,
+	context.DeadlineExceeded, context.Canceled}
+
+// verdicts are the kinds this package decides on after a complete, healthy
+// exchange: the connection stays usable.
+var verdicts = []error{ErrMessageNotFound, ErrInvalid, ErrUIDValidityChanged,
+	ErrUnsupported, ErrPartNotFound}
+
+// MissingUIDsError names the UIDs that are not in the folder. It matches
+// ErrMessageNotFound with errors.Is.
+type MissingUIDsError struct {
+	Folder string
+	UIDs   []uint32 // ascending
+}
+
+// Error implements error.
+func (e *MissingUIDsError) Error() string {
+	l := make([]string, len(e.UIDs))
+	for i, u := range e.UIDs {
+		l[i] = strconv.FormatUint(uint64(u), 10)
+	}
+	return fmt.Sprintf("%v: no UID %s in %q", ErrMessageNotFound, strings.Join(l, ", "), e.Folder)
+}
+
+// Is makes errors.Is(err, ErrMessageNotFound) true.
+func (e *MissingUIDsError) Is(target error) bool { return target == ErrMessageNotFound }
+
+// localError is a failure of the caller's reader or writer during a
+// transfer, not of the server: it keeps its own meaning (no kind is added).
+type localError struct{ err error }
+
+func (e *localError) Error() string { return e.err.Error() }
+func (e *localError) Unwrap() error { return e.err }
 
 // hasKind reports whether err was already translated.
 func hasKind(err error) bool {
@@ -66,7 +116,8 @@ func translate(op string, err error) error {
 	if err == nil {
 		return nil
 	}
-	if hasKind(err) {
+	var le *localError
+	if hasKind(err) || errors.As(err, &le) {
 		return fmt.Errorf("%s: %w", op, err)
 	}
 	return wrapKind(op, responseKind(err), err)
@@ -90,6 +141,8 @@ func responseKind(err error) error {
 		return ErrAuthFailed
 	case ie.Code == goimap.ResponseCodeUnavailable:
 		return ErrConnection
+	case ie.Code == goimap.ResponseCodeBadCharset:
+		return ErrSearchCharset
 	default:
 		return ErrProtocol
 	}
@@ -162,15 +215,21 @@ func isTLSError(err error) bool {
 // keepConn reports whether a connection is still fit for the pool after an
 // operation returned err. Only a tagged NO leaves it healthy (a missing
 // folder, a refused flag change): the server answered and the session state
-// is intact. ErrMessageNotFound is our verdict on a complete OK answer and
-// keeps it too. A BAD, a BYE, a timeout, an I/O error or anything unknown
+// is intact. The verdicts (ErrMessageNotFound, ErrInvalid...) are our own
+// conclusions from complete answers, or come before any command, and keep
+// it too. A BAD, a BYE, a timeout, an I/O error or anything unknown
 // discards it.
 func keepConn(err error) bool {
-	if err == nil || errors.Is(err, ErrMessageNotFound) {
+	if err == nil {
 		return true
 	}
 	if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
 		return false
+	}
+	for _, v := range verdicts {
+		if errors.Is(err, v) {
+			return true
+		}
 	}
 	var ie *goimap.Error
 	return errors.As(err, &ie) && ie.Type == goimap.StatusResponseTypeNo

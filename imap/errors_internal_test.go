@@ -35,6 +35,12 @@ func TestTranslate(t *testing.T) {
 		{"deadline", cutOff(context.DeadlineExceeded, errors.New("i/o timeout")), context.DeadlineExceeded, false},
 		{"cancel", cutOff(context.Canceled, errors.New("i/o timeout")), context.Canceled, false},
 		{"message not found", ErrMessageNotFound, ErrMessageNotFound, true},
+		{"BADCHARSET", no(goimap.ResponseCodeBadCharset, "UTF-8 not supported"), ErrSearchCharset, true},
+		{"missing UIDs", &MissingUIDsError{Folder: "INBOX", UIDs: []uint32{3, 9}}, ErrMessageNotFound, true},
+		{"UIDVALIDITY verdict", fmt.Errorf("cursor: %w", ErrUIDValidityChanged), ErrUIDValidityChanged, true},
+		{"unsupported", fmt.Errorf("move: %w", ErrUnsupported), ErrUnsupported, true},
+		{"invalid", fmt.Errorf("limit: %w", ErrInvalid), ErrInvalid, true},
+		{"part not found", fmt.Errorf("part: %w", ErrPartNotFound), ErrPartNotFound, true},
 		{"wrapped NONEXISTENT", fmt.Errorf("select: %w", no(goimap.ResponseCodeNonExistent, "x")), ErrFolderNotFound, true},
 	}
 	for _, tt := range tests {
@@ -50,6 +56,21 @@ func TestTranslate(t *testing.T) {
 				t.Errorf("keepConn(%v) = %v, want %v", tt.err, k, tt.keep)
 			}
 		})
+	}
+}
+
+func TestTranslateLocalError(t *testing.T) {
+	cause := errors.New("disk full")
+	err := translate("stream", &localError{cause})
+	if !errors.Is(err, cause) || hasKind(err) {
+		t.Errorf("translate(local error) = %v, want the cause without a kind", err)
+	}
+	if keepConn(&localError{cause}) {
+		t.Error("keepConn(local error) = true, want false")
+	}
+	e := &MissingUIDsError{Folder: "INBOX", UIDs: []uint32{3, 9}}
+	if msg := e.Error(); msg != `imap: message not found: no UID 3, 9 in "INBOX"` {
+		t.Errorf("MissingUIDsError.Error() = %q", msg)
 	}
 }
 

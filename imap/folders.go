@@ -151,3 +151,21 @@ func (c *Client) Noop(ctx context.Context) error {
 		return cn.ic.Noop().Wait()
 	})
 }
+
+// FindSpecialUse returns the name of the first folder with the RFC 6154
+// attribute use (`\Sent`, `\Drafts`, `\Trash`...; the backslash may be
+// left out), from one LIST. It returns "" and nil when no folder has it:
+// guessing from names ("Sent Items") is left to the caller.
+func (c *Client) FindSpecialUse(ctx context.Context, use string) (string, error) {
+	use = `\` + strings.TrimPrefix(use, `\`)
+	folders, err := c.ListFolders(ctx, false)
+	if err != nil {
+		return "", err
+	}
+	for _, f := range folders {
+		if f.SpecialUse != "" && strings.EqualFold(f.SpecialUse, use) {
+			return f.Name, nil
+		}
+	}
+	return "", nil
+}

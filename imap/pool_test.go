@@ -3,6 +3,7 @@ package imap_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"runtime"
 	"sync"
 	"testing"
@@ -199,5 +200,52 @@ func BenchmarkListFolders(b *testing.B) {
 				}
 			})
 		})
+	}
+}
+
+func TestPoolBoundMixedOperations(t *testing.T) {
+	ts := newTestServer(t, modePlain, capsFull)
+	seedSearch(t, ts, "INBOX")
+	ts.addFolder(t, "Other", "")
+	seedSearch(t, ts, "Other")
+	opts := clientOptions(t, ts.Port, modePlain)
+	opts.PoolSize = 3
+	c := newClient(t, opts)
+
+	const calls = 50
+	errs := make(chan error, calls)
+	var wg sync.WaitGroup
+	for i := range calls {
+		wg.Go(func() {
+			folder := []string{"INBOX", "Other"}[i%2]
+			var err error
+			switch i % 3 {
+			case 0:
+				var res *imap.SearchResult
+				res, err = c.Search(context.Background(), folder, imap.SearchCriteria{From: "alice"}, imap.PageRequest{Limit: 5})
+				if err == nil && res.Total != 2 {
+					err = fmt.Errorf("Search() found %d, want 2", res.Total)
+				}
+			case 1:
+				_, err = c.FetchMessage(context.Background(), folder, uint32(1+i%6), 4096)
+			default:
+				_, err = c.Search(context.Background(), folder, imap.SearchCriteria{}, imap.PageRequest{Limit: 3, BeforeUID: 5})
+			}
+			errs <- err
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			t.Errorf("concurrent call = %v, want nil", err)
+		}
+	}
+	total, maxOpen := ts.ln.stats()
+	if maxOpen > 3 || total > 3 {
+		t.Errorf("server saw %d connections, at most %d at once; want at most 3", total, maxOpen)
+	}
+	if st := c.Stats(); st.Open > 3 || st.InUse != 0 || st.Discards != 0 {
+		t.Errorf("Stats() = %+v after all calls, want ≤3 open, none discarded", st)
 	}
 }

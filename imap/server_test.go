@@ -68,7 +68,8 @@ type testServer struct {
 	noselect       map[string]bool
 	names          []string
 	listOpts       []goimap.ListOptions
-	statusNoselect int // STATUS asked of a \Noselect folder
+	statusNoselect int   // STATUS asked of a \Noselect folder
+	searchErr      error // answer to the next SEARCH
 }
 
 // newTestServer starts a server in mode with caps (nil: capsExtended).
@@ -83,8 +84,8 @@ func newTestServer(t testing.TB, mode serverMode, caps goimap.CapSet) *testServe
 	}
 	ts.addFolder(t, "INBOX", "")
 	opts := &imapserver.Options{
-		NewSession: func(*imapserver.Conn) (imapserver.Session, *imapserver.GreetingData, error) {
-			return &testSession{ts: ts}, nil, nil
+		NewSession: func(conn *imapserver.Conn) (imapserver.Session, *imapserver.GreetingData, error) {
+			return &testSession{ts: ts, conn: conn}, nil, nil
 		},
 		Caps:         caps,
 		InsecureAuth: mode == modePlain,
@@ -170,6 +171,9 @@ func (ts *testServer) listOptions() []goimap.ListOptions {
 type testSession struct {
 	*imapmemserver.UserSession // nil until Login
 	ts                         *testServer
+	conn                       *imapserver.Conn
+	selected                   string // the folder selected, "" when none
+	selectedUIDValidity        uint32
 }
 
 func (s *testSession) Login(username, password string) error {
@@ -244,6 +248,7 @@ type trackingListener struct {
 	mu                 sync.Mutex
 	conns              map[*trackedConn]struct{}
 	total, current, hi int
+	cmds               commandLog
 }
 
 func newTrackingListener(ln net.Listener) *trackingListener {
@@ -255,7 +260,7 @@ func (l *trackingListener) Accept() (net.Conn, error) {
 	if err != nil {
 		return nil, err
 	}
-	tc := &trackedConn{Conn: c, l: l}
+	tc := &trackedConn{Conn: c, l: l, parser: cmdParser{log: &l.cmds}}
 	l.mu.Lock()
 	l.conns[tc] = struct{}{}
 	l.total++
@@ -287,8 +292,16 @@ func (l *trackingListener) closeAll() {
 
 type trackedConn struct {
 	net.Conn
-	l    *trackingListener
-	once sync.Once
+	l      *trackingListener
+	once   sync.Once
+	parser cmdParser // only Read touches it
+}
+
+// Read records the commands the client sends.
+func (c *trackedConn) Read(b []byte) (int, error) {
+	n, err := c.Conn.Read(b)
+	c.parser.feed(b[:n])
+	return n, err
 }
 
 func (c *trackedConn) Close() error {

@@ -1,0 +1,97 @@
+package imap
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	goimap "github.com/emersion/go-imap/v2"
+)
+
+// selection is the folder a connection has selected, as its SELECT or
+// EXAMINE answer described it.
+//
+// A connection keeps its selection between operations, so that a second
+// operation on the same folder sends no SELECT. This is safe because the
+// server keeps a selected session up to date by itself: RFC 3501 §5.2 and
+// §7.3.1 make it report new mail (EXISTS) and expunges with the responses
+// to our commands, and UID SEARCH and UID FETCH work on the folder's
+// current content, so nothing below relies on the counts of the SELECT
+// answer once they may be stale. UIDVALIDITY cannot change under a
+// selection: a server whose selected folder is deleted or recreated ends
+// the session (Dovecot: "BYE Selected mailbox was deleted"), the
+// connection is then dropped with its selection and the next one selects
+// afresh.
+type selection struct {
+	name        string
+	readOnly    bool   // EXAMINE: good for reads only
+	uidValidity uint32 // UIDVALIDITY
+	messages    uint32 // EXISTS when selected
+}
+
+// canonicalFolder spells INBOX, which is case-insensitive, one way.
+func canonicalFolder(name string) string {
+	if strings.EqualFold(name, "INBOX") {
+		return "INBOX"
+	}
+	return name
+}
+
+// checkFolder refuses a name no server accepts.
+func checkFolder(name string) error {
+	if name == "" || strings.ContainsAny(name, "\x00\r\n") {
+		return fmt.Errorf("folder name %q: %w", name, ErrInvalid)
+	}
+	return nil
+}
+
+// cached returns the connection's selection of name, or nil.
+func (cn *conn) cached(name string) *selection {
+	if s := cn.sel; s != nil && s.name == canonicalFolder(name) {
+		return s
+	}
+	return nil
+}
+
+// selectFolder makes name the selected folder: EXAMINE (read-only) for
+// reads, SELECT when write is set. It reuses the current selection when it
+// is the same folder with enough rights; fresh reports whether a command
+// was sent. A missing folder is a NO [NONEXISTENT] (ErrFolderNotFound once
+// translated), which leaves the connection usable with no folder selected.
+func (cn *conn) selectFolder(name string, write bool) (sel selection, fresh bool, err error) {
+	name = canonicalFolder(name)
+	if s := cn.cached(name); s != nil && (!write || !s.readOnly) {
+		return *s, false, nil
+	}
+	cn.sel = nil // a failed SELECT leaves no folder selected (RFC 3501 §6.3.1)
+	data, err := cn.ic.Select(name, &goimap.SelectOptions{ReadOnly: !write}).Wait()
+	if err != nil {
+		return selection{}, true, fmt.Errorf("select %q: %w", name, err)
+	}
+	s := &selection{name: name, readOnly: !write, uidValidity: data.UIDValidity, messages: data.NumMessages}
+	cn.sel = s
+	return *s, true, nil
+}
+
+// UIDValidity returns the folder's UIDVALIDITY: from the connection's
+// selection when it has the folder selected, else with one STATUS (which
+// selects nothing).
+func (c *Client) UIDValidity(ctx context.Context, folder string) (uint32, error) {
+	if err := checkFolder(folder); err != nil {
+		return 0, fmt.Errorf("uidvalidity: %w", err)
+	}
+	var v uint32
+	err := c.do(ctx, fmt.Sprintf("uidvalidity of %q", folder), func(cn *conn) error {
+		if s := cn.cached(folder); s != nil {
+			v = s.uidValidity
+			return nil
+		}
+		sd, err := cn.ic.Status(canonicalFolder(folder), &goimap.StatusOptions{UIDValidity: true}).Wait()
+		if err != nil {
+			return err
+		}
+		v = sd.UIDValidity
+		return nil
+	})
+	return v, err
+}

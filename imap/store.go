@@ -1,0 +1,127 @@
+package imap
+
+import (
+	"context"
+	"fmt"
+	"slices"
+
+	goimap "github.com/emersion/go-imap/v2"
+	"github.com/emersion/go-imap/v2/imapclient"
+)
+
+// FlagChange says which flags to set (true) or clear (false); nil leaves
+// a flag alone.
+type FlagChange struct {
+	Seen, Flagged, Answered *bool
+}
+
+// ops splits the change into the flags to add and those to remove.
+func (ch FlagChange) ops() (add, del []goimap.Flag) {
+	for _, f := range []struct {
+		v    *bool
+		flag goimap.Flag
+	}{{ch.Seen, goimap.FlagSeen}, {ch.Flagged, goimap.FlagFlagged}, {ch.Answered, goimap.FlagAnswered}} {
+		switch {
+		case f.v == nil:
+		case *f.v:
+			add = append(add, f.flag)
+		default:
+			del = append(del, f.flag)
+		}
+	}
+	return add, del
+}
+
+// SetFlags changes flags of the messages uids in folder and returns the
+// flags each has afterwards.
+//
+// It SELECTs the folder (read-write), checks that every UID exists (one
+// UID SEARCH UID ...): if some do not, nothing is changed and the error is
+// a *MissingUIDsError naming them (errors.Is ErrMessageNotFound). Then one
+// UID STORE +FLAGS.SILENT and/or one UID STORE -FLAGS.SILENT, and one UID
+// FETCH FLAGS for the result, sent together. A change that sets nothing,
+// no UID, or UID 0 is the caller's mistake: ErrInvalid, before any I/O.
+func (c *Client) SetFlags(ctx context.Context, folder string, uids []uint32, ch FlagChange) (map[uint32][]string, error) {
+	op := fmt.Sprintf("set flags in %q", folder)
+	add, del := ch.ops()
+	err := checkFolder(folder)
+	switch {
+	case err != nil:
+	case len(uids) == 0:
+		err = fmt.Errorf("no UID: %w", ErrInvalid)
+	case slices.Contains(uids, 0):
+		err = fmt.Errorf("UID 0: %w", ErrInvalid)
+	case len(add)+len(del) == 0:
+		err = fmt.Errorf("no flag to change: %w", ErrInvalid)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", op, err)
+	}
+	var flags map[uint32][]string
+	err = c.do(ctx, op, func(cn *conn) error {
+		if _, _, err := cn.selectFolder(folder, true); err != nil {
+			return err
+		}
+		if err := checkUIDs(cn, folder, uids); err != nil {
+			return err
+		}
+		var err error
+		flags, err = storeFlags(cn, uidSet(uids), add, del)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return flags, nil
+}
+
+// checkUIDs returns a *MissingUIDsError unless every uid is in the
+// selected folder.
+func checkUIDs(cn *conn, folder string, uids []uint32) error {
+	found, err := searchUIDs(cn, &goimap.SearchCriteria{UID: []goimap.UIDSet{uidSet(uids)}})
+	if err != nil {
+		return err
+	}
+	var missing []uint32
+	for _, u := range uids {
+		if !slices.Contains(found, u) && !slices.Contains(missing, u) {
+			missing = append(missing, u)
+		}
+	}
+	if len(missing) > 0 {
+		slices.Sort(missing)
+		return &MissingUIDsError{Folder: canonicalFolder(folder), UIDs: missing}
+	}
+	return nil
+}
+
+// storeFlags sends the STOREs and the FETCH FLAGS at once (one round
+// trip), then waits for every one of them.
+func storeFlags(cn *conn, set goimap.UIDSet, add, del []goimap.Flag) (map[uint32][]string, error) {
+	var stores []*imapclient.FetchCommand
+	if len(add) > 0 {
+		stores = append(stores, cn.ic.Store(set, &goimap.StoreFlags{Op: goimap.StoreFlagsAdd, Silent: true, Flags: add}, nil))
+	}
+	if len(del) > 0 {
+		stores = append(stores, cn.ic.Store(set, &goimap.StoreFlags{Op: goimap.StoreFlagsDel, Silent: true, Flags: del}, nil))
+	}
+	fetch := cn.ic.Fetch(set, &goimap.FetchOptions{UID: true, Flags: true})
+	var storeErr error
+	for _, cmd := range stores {
+		if err := cmd.Close(); err != nil && storeErr == nil {
+			storeErr = fmt.Errorf("uid store: %w", err)
+		}
+	}
+	bufs, err := fetch.Collect()
+	if storeErr != nil {
+		return nil, storeErr
+	}
+	if err != nil {
+		return nil, fmt.Errorf("uid fetch: %w", err)
+	}
+	flags := make(map[uint32][]string, len(bufs))
+	for _, b := range bufs {
+		flags[uint32(b.UID)] = flagStrings(b.Flags)
+	}
+	return flags, nil
+}
