@@ -1,0 +1,284 @@
+package message
+
+import (
+	"strconv"
+	"strings"
+
+	"golang.org/x/net/html"
+	"golang.org/x/net/html/atom"
+)
+
+// HTMLToText renders an HTML body as readable plain text. Block elements
+// become line breaks (paragraphs and headings a blank line), <br> a line
+// break, list items "- " (or "1. " in ordered lists), table rows lines with
+// " | " between cells that hold text, blockquotes "> " lines, and <pre>
+// keeps its blanks. Links keep their target as "text (url)" unless the text
+// already shows the URL; images with alt text become "[image: alt]".
+// Dropped: <head>, <script>, <style>, <template>, <noscript>, forms'
+// <select>/<textarea>, <svg>/<math>, comments, elements hidden with the
+// hidden attribute or inline CSS (display:none, visibility:hidden,
+// opacity:0, zero max-height with overflow:hidden — the usual preheader
+// tricks) and 1×1 tracking pixels. Entities are decoded, whitespace is
+// collapsed, and there are never more than two blank lines in a row.
+func HTMLToText(s string) string {
+	doc, err := html.Parse(strings.NewReader(strings.ToValidUTF8(s, "\uFFFD")))
+	if err != nil { // only reader errors, impossible on a string
+		return ""
+	}
+	r := renderer{}
+	r.walk(doc)
+	return r.w.String()
+}
+
+// renderer walks a parsed document without recursion, so that deeply
+// nested input cannot exhaust the stack.
+type renderer struct {
+	w     textWriter
+	lists []listState
+	links []linkState
+	rows  []int // cells seen in each open table row
+}
+
+// listState is an open <ul> or <ol> and the number of its next item.
+type listState struct {
+	ordered bool
+	n       int
+}
+
+// linkState is an open <a> whose target is written when it closes.
+type linkState struct {
+	href  string
+	start int // output length when the link opened
+}
+
+// walk visits the tree depth first by following the node links: open on
+// the way down, close on the way up (only for nodes open let in).
+func (r *renderer) walk(root *html.Node) {
+	n := root
+	for n != nil {
+		if r.open(n) {
+			if n.FirstChild != nil {
+				n = n.FirstChild
+				continue
+			}
+			r.close(n)
+		}
+		for n != root && n.NextSibling == nil {
+			n = n.Parent
+			r.close(n)
+		}
+		if n == root {
+			return
+		}
+		n = n.NextSibling
+	}
+}
+
+// skipped are elements whose content is never shown as text.
+var skipped = map[atom.Atom]bool{
+	atom.Head: true, atom.Title: true, atom.Script: true, atom.Style: true,
+	atom.Template: true, atom.Noscript: true, atom.Noembed: true, atom.Noframes: true,
+	atom.Iframe: true, atom.Object: true, atom.Embed: true, atom.Applet: true,
+	atom.Select: true, atom.Textarea: true, atom.Svg: true, atom.Math: true,
+	atom.Audio: true, atom.Video: true, atom.Map: true,
+}
+
+// open handles entering n and reports whether its children are visited
+// (and close called for it).
+func (r *renderer) open(n *html.Node) bool {
+	switch n.Type {
+	case html.DocumentNode:
+		return true
+	case html.TextNode:
+		r.w.text(n.Data)
+		return false
+	case html.ElementNode:
+	default: // comments, doctype, raw nodes
+		return false
+	}
+	if n.Namespace != "" || skipped[n.DataAtom] || strings.EqualFold(n.Data, "script") || isHidden(n) {
+		return false
+	}
+	r.openElement(n)
+	return true
+}
+
+// openElement applies the rendering rule of an element being entered.
+func (r *renderer) openElement(n *html.Node) {
+	switch n.DataAtom {
+	case atom.Br:
+		r.w.lineBreak()
+	case atom.Img:
+		r.image(n)
+	case atom.A:
+		r.links = append(r.links, linkState{href: cleanHref(attr(n, "href")), start: r.w.b.Len()})
+	case atom.Ul, atom.Ol:
+		r.w.block(listGap(len(r.lists)))
+		r.lists = append(r.lists, listState{ordered: n.DataAtom == atom.Ol, n: olStart(n)})
+	case atom.Li:
+		r.listItem()
+	case atom.Tr:
+		r.w.block(1)
+		r.rows = append(r.rows, 0)
+	case atom.Td, atom.Th:
+		r.cell()
+	case atom.Blockquote:
+		r.w.block(2)
+		r.w.quote++
+	case atom.Pre:
+		r.w.block(2)
+		r.w.pre++
+	default:
+		if gap := blockGap[n.DataAtom]; gap > 0 {
+			r.w.block(gap)
+		}
+	}
+}
+
+// close applies the rendering rule of an element being left.
+func (r *renderer) close(n *html.Node) {
+	if n.Type != html.ElementNode {
+		return
+	}
+	switch n.DataAtom {
+	case atom.A:
+		r.closeLink()
+	case atom.Ul, atom.Ol:
+		r.lists = r.lists[:len(r.lists)-1]
+		r.w.block(listGap(len(r.lists)))
+	case atom.Tr:
+		r.rows = r.rows[:len(r.rows)-1]
+		r.w.block(1)
+	case atom.Blockquote:
+		r.w.quote--
+		r.w.block(2)
+	case atom.Pre:
+		r.w.pre--
+		r.w.block(2)
+	case atom.Li:
+		r.w.block(1)
+	default:
+		if gap := blockGap[n.DataAtom]; gap > 0 {
+			r.w.block(gap)
+		}
+	}
+}
+
+// blockGap gives the line breaks around block elements: 1 starts a new
+// line, 2 leaves a blank line. Elements not listed are inline.
+var blockGap = map[atom.Atom]int{
+	atom.P: 2, atom.H1: 2, atom.H2: 2, atom.H3: 2, atom.H4: 2, atom.H5: 2, atom.H6: 2,
+	atom.Hr: 2, atom.Table: 1, atom.Dl: 2, atom.Figure: 2,
+	atom.Div: 1, atom.Section: 1, atom.Article: 1, atom.Header: 1, atom.Footer: 1,
+	atom.Main: 1, atom.Nav: 1, atom.Aside: 1, atom.Address: 1, atom.Center: 1,
+	atom.Dt: 1, atom.Dd: 1, atom.Figcaption: 1, atom.Form: 1, atom.Fieldset: 1,
+	atom.Legend: 1, atom.Details: 1, atom.Summary: 1, atom.Caption: 1, atom.Dialog: 1,
+	atom.Hgroup: 1, atom.Tbody: 1, atom.Thead: 1, atom.Tfoot: 1, atom.Body: 1, atom.Html: 1,
+}
+
+// listGap is a blank line around top-level lists, a line break around
+// nested ones.
+func listGap(depth int) int {
+	if depth == 0 {
+		return 2
+	}
+	return 1
+}
+
+// olStart reads the start attribute of an ordered list (default 1).
+func olStart(n *html.Node) int {
+	if v, err := strconv.Atoi(strings.TrimSpace(attr(n, "start"))); err == nil && v >= 0 && v < 1e6 {
+		return v
+	}
+	return 1
+}
+
+// listItem starts an item of the innermost list with its marker.
+func (r *renderer) listItem() {
+	marker := "- "
+	if len(r.lists) > 0 {
+		l := &r.lists[len(r.lists)-1]
+		if l.ordered {
+			marker = strconv.Itoa(l.n) + ". "
+			l.n++
+		}
+	}
+	r.w.listMarker(strings.Repeat("  ", max(len(r.lists)-1, 0)) + marker)
+}
+
+// cell separates the cells of a row that hold text on the same line.
+func (r *renderer) cell() {
+	if len(r.rows) == 0 {
+		return
+	}
+	if r.rows[len(r.rows)-1] > 0 && r.w.b.Len() > 0 && !r.w.lineStart {
+		r.w.cellSep = true
+	}
+	r.rows[len(r.rows)-1]++
+}
+
+// image writes "[image: alt]" for images that carry alt text and are not
+// tracking pixels.
+func (r *renderer) image(n *html.Node) {
+	alt := strings.Join(strings.Fields(attr(n, "alt")), " ")
+	if alt == "" || isPixel(n) {
+		return
+	}
+	r.w.inline("[image: " + alt + "]")
+}
+
+// closeLink appends " (url)" after the link text, unless the target is not
+// worth showing or the text already shows it; a link without text shows
+// its target alone.
+func (r *renderer) closeLink() {
+	l := r.links[len(r.links)-1]
+	r.links = r.links[:len(r.links)-1]
+	if l.href == "" {
+		return
+	}
+	text := strings.TrimSpace(r.w.b.String()[l.start:])
+	switch {
+	case text == "":
+		r.w.inline(l.href)
+	case sameTarget(text, l.href):
+	default:
+		r.w.appendRaw(" (" + l.href + ")")
+	}
+}
+
+// cleanHref returns a link target worth showing: blanks (from wrapped
+// source) removed; in-page anchors, javascript:, data: and cid: dropped.
+func cleanHref(href string) string {
+	href = strings.Join(strings.Fields(href), "")
+	lower := strings.ToLower(href)
+	for _, p := range []string{"#", "javascript:", "data:", "cid:", "vbscript:"} {
+		if strings.HasPrefix(lower, p) {
+			return ""
+		}
+	}
+	return href
+}
+
+// sameTarget reports whether link text already shows the target, ignoring
+// scheme, "mailto:"/"tel:", a trailing slash and case.
+func sameTarget(text, href string) bool {
+	norm := func(s string) string {
+		s = strings.ToLower(strings.TrimSpace(s))
+		for _, p := range []string{"https://", "http://", "mailto:", "tel:"} {
+			s = strings.TrimPrefix(s, p)
+		}
+		return strings.TrimPrefix(strings.TrimSuffix(s, "/"), "www.")
+	}
+	t, h := norm(text), norm(href)
+	return t == h || strings.Contains(strings.ToLower(text), strings.ToLower(href))
+}
+
+// attr returns the value of attribute key (lowercase), or "".
+func attr(n *html.Node, key string) string {
+	for _, a := range n.Attr {
+		if a.Namespace == "" && a.Key == key {
+			return a.Val
+		}
+	}
+	return ""
+}
