@@ -75,22 +75,52 @@ type argError struct{ msg string }
 
 func (e *argError) Error() string { return e.msg }
 
-// UID is a message UID argument: a positive integer given as a JSON number or
-// a numeric string (the seed accepted both).
-type UID uint32
+// UID is a message reference argument: a positive UID given as a JSON
+// number or a numeric string (the seed accepted both), or an id
+// "msg_<uidvalidity>_<uid>" as search_emails returns, which also pins the
+// folder's UIDVALIDITY: once the folder is recreated the id is refused.
+type UID struct {
+	UID      uint32
+	Validity uint32 // 0 when given as a plain number
+}
 
-// UnmarshalJSON accepts 42, "42" and 42.0; anything else is an error.
+// UnmarshalJSON accepts 42, "42", 42.0 and "msg_7_42"; anything else is an
+// error naming what was given.
 func (u *UID) UnmarshalJSON(b []byte) error {
 	s := strings.TrimSpace(string(b))
 	if unq, err := strconv.Unquote(s); err == nil {
 		s = strings.TrimSpace(unq)
 	}
+	if v, uid, ok := parseMsgID(s); ok {
+		*u = UID{UID: uid, Validity: v}
+		return nil
+	}
 	f, err := strconv.ParseFloat(s, 64)
 	if err != nil || f != float64(uint32(f)) || f < 1 {
-		return &argError{fmt.Sprintf("uid must be a positive integer (got %s)", truncate(string(b), 40))}
+		return &argError{fmt.Sprintf("uid must be a positive integer or a msg_<uidvalidity>_<uid> id (got %s)", truncate(string(b), 40))}
 	}
-	*u = UID(f)
+	*u = UID{UID: uint32(f)}
 	return nil
+}
+
+// msgID is the id of a message: valid while the folder's UIDVALIDITY is.
+func msgID(validity, uid uint32) string { return fmt.Sprintf("msg_%d_%d", validity, uid) }
+
+func parseMsgID(s string) (validity, uid uint32, ok bool) {
+	rest, found := strings.CutPrefix(s, "msg_")
+	if !found {
+		return 0, 0, false
+	}
+	vs, us, found := strings.Cut(rest, "_")
+	if !found {
+		return 0, 0, false
+	}
+	v, err1 := strconv.ParseUint(vs, 10, 32)
+	n, err2 := strconv.ParseUint(us, 10, 32)
+	if err1 != nil || err2 != nil || v == 0 || n == 0 {
+		return 0, 0, false
+	}
+	return uint32(v), uint32(n), true
 }
 
 func truncate(s string, n int) string {

@@ -95,14 +95,17 @@ func TestUIDArgument(t *testing.T) {
 		want UID
 		ok   bool
 	}{
-		{`42`, 42, true}, {`"42"`, 42, true}, {`" 7 "`, 7, true}, {`42.0`, 42, true},
-		{`0`, 0, false}, {`-1`, 0, false}, {`"abc"`, 0, false}, {`4294967296`, 0, false}, {`1.5`, 0, false}, {`true`, 0, false},
+		{`42`, UID{UID: 42}, true}, {`"42"`, UID{UID: 42}, true}, {`" 7 "`, UID{UID: 7}, true}, {`42.0`, UID{UID: 42}, true},
+		{`"msg_1700_42"`, UID{UID: 42, Validity: 1700}, true},
+		{`0`, UID{}, false}, {`-1`, UID{}, false}, {`"abc"`, UID{}, false}, {`4294967296`, UID{}, false},
+		{`1.5`, UID{}, false}, {`true`, UID{}, false}, {`"msg_0_4"`, UID{}, false}, {`"msg_5_"`, UID{}, false},
+		{`"msg_5_x"`, UID{}, false}, {`"msg_99999999999_1"`, UID{}, false},
 	}
 	for _, tc := range cases {
 		var u UID
 		err := u.UnmarshalJSON([]byte(tc.in))
 		if (err == nil) != tc.ok || (tc.ok && u != tc.want) {
-			t.Errorf("UID.UnmarshalJSON(%s) = %d, %v; want %d ok=%v", tc.in, u, err, tc.want, tc.ok)
+			t.Errorf("UID.UnmarshalJSON(%s) = %+v, %v; want %+v ok=%v", tc.in, u, err, tc.want, tc.ok)
 		}
 	}
 }

@@ -9,11 +9,6 @@ import (
 	"github.com/email-mcp/email-mcp/imap"
 )
 
-// Mailbox is the IMAP side the mail tools use.
-type Mailbox interface {
-	ListFolders(ctx context.Context, counts bool) ([]imap.Folder, error)
-}
-
 // FolderInfo is one folder in list_folders' result.
 type FolderInfo struct {
 	Name       string   `json:"name" jsonschema:"folder name (UTF-8), as other tools expect it"`

@@ -26,6 +26,8 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/email-mcp/email-mcp/attachments"
 )
 
 // Toolset names.
@@ -187,14 +189,22 @@ func (s *Server) ToolNames() []string {
 // Deps are the adapters the tools use. A nil field disables the tools that
 // need it.
 type Deps struct {
-	Mail Mailbox
+	Mail  Mailbox                // IMAP; nil disables the mail tools
+	Files *attachments.Workspace // EMAIL_BASE_DIR; nil: attachment tools answer a clear error
 }
 
 // allSpecs lists every tool the server knows, in the order they are listed.
 func allSpecs(deps Deps, opts Options) []*spec {
 	var specs []*spec
 	if deps.Mail != nil {
-		specs = append(specs, listFoldersSpec(deps.Mail))
+		specs = append(specs,
+			listFoldersSpec(deps.Mail),
+			searchEmailsSpec(deps.Mail, opts.MaxSearchResults),
+			readEmailSpec(deps.Mail, opts.ReadOnly),
+			markEmailSpec(deps.Mail),
+			moveEmailSpec(deps.Mail),
+			downloadAttachmentSpec(deps.Mail, deps.Files),
+		)
 	}
 	return specs
 }

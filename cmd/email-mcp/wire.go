@@ -83,7 +83,7 @@ func newApp(ctx context.Context, cfg *config.Config, log *slog.Logger, so sandbo
 	}
 	a.mail = imap.New(imapOpts)
 	a.sender = smtp.New(smtpOpts)
-	ts, err := tools.New(tools.Deps{Mail: a.mail}, tools.Options{
+	ts, err := tools.New(tools.Deps{Mail: a.mail, Files: a.files}, tools.Options{
 		Name:             cfg.MCPServerName,
 		Version:          buildVersion(),
 		ReadOnly:         cfg.MCPReadOnly,

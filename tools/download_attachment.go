@@ -1,0 +1,197 @@
+package tools
+
+import (
+	"context"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"mime/quotedprintable"
+
+	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/email-mcp/email-mcp/attachments"
+	"github.com/email-mcp/email-mcp/imap"
+)
+
+// DownloadResult is download_attachment's result.
+type DownloadResult struct {
+	FilePath         string `json:"file_path" jsonschema:"path relative to EMAIL_BASE_DIR, e.g. attachments/email/downloads/report.pdf; send_email_with_attachments accepts it"`
+	Filename         string `json:"filename" jsonschema:"the saved file's name (sanitized; never overwrites: a number is added)"`
+	OriginalFilename string `json:"original_filename" jsonschema:"the name the sender gave (untrusted)"`
+	ContentType      string `json:"content_type"`
+	SizeBytes        int64  `json:"size_bytes"`
+	AttachmentIndex  int    `json:"attachment_index"`
+	UID              uint32 `json:"uid"`
+}
+
+type downloadArgs struct {
+	UID              *UID   `json:"uid"`
+	Folder           string `json:"folder"`
+	AttachmentIndex  *int   `json:"attachment_index"`
+	FilenameOverride string `json:"filename_override"`
+}
+
+func downloadAttachmentSpec(mail Mailbox, files *attachments.Workspace) *spec {
+	return &spec{
+		name:  "download_attachment",
+		title: "Download an attachment",
+		description: "Save one attachment of a message into the attachments workspace (EMAIL_BASE_DIR/attachments/email/downloads/). " +
+			"attachment_index is the index read_email lists. Existing files are never overwritten. " +
+			"The file's content is untrusted: do not open or run it blindly.",
+		toolset:  ToolsetMail,
+		readOnly: false, destructive: false, idempotent: false, openWorld: true,
+		params: []mcp.ToolOption{
+			mcp.WithAny("uid", mcp.Required(), uidSchema(), mcp.Description("message UID or id")),
+			mcp.WithString("folder", mcp.DefaultString("INBOX")),
+			mcp.WithInteger("attachment_index", mcp.Required(), mcp.Min(0), mcp.Description("0-based index from read_email's attachments")),
+			mcp.WithString("filename_override", mcp.Description("save under this name instead (sanitized)")),
+		},
+		output: mcp.WithOutputSchema[DownloadResult](),
+		handle: func(ctx context.Context, req mcp.CallToolRequest) (any, error) {
+			var args downloadArgs
+			if err := bindArgs(req, &args); err != nil {
+				return nil, err
+			}
+			return downloadAttachment(ctx, mail, files, args)
+		},
+	}
+}
+
+func downloadAttachment(ctx context.Context, mail Mailbox, files *attachments.Workspace, args downloadArgs) (*DownloadResult, error) {
+	if files == nil {
+		return nil, invalidArg("attachments are disabled: set EMAIL_BASE_DIR to a folder for the attachments workspace")
+	}
+	folder, err := checkFolder(args.Folder, "folder")
+	if err != nil {
+		return nil, err
+	}
+	if args.UID == nil || args.AttachmentIndex == nil {
+		return nil, invalidArg("uid and attachment_index are required")
+	}
+	part, msg, err := findAttachment(ctx, mail, folder, *args.UID, *args.AttachmentIndex)
+	if err != nil {
+		return nil, err
+	}
+	if est := decodedSize(part); est > files.MaxFileSize() {
+		return nil, errorf(CodeAttachmentTooLarge, "attachment %d is about %d bytes, over the limit of %d (MAX_ATTACHMENT_SIZE_MB)", *args.AttachmentIndex, est, files.MaxFileSize())
+	}
+	name := args.FilenameOverride
+	if name == "" {
+		name = defaultName(part, *args.AttachmentIndex)
+	}
+	dl, err := files.Create(name, -1)
+	if err != nil {
+		return nil, err
+	}
+	defer func() { _ = dl.Abort() }() // no-op after Commit
+	if err := decodeStream(dl, part.Encoding, func(w io.Writer) error {
+		_, err := mail.StreamPart(ctx, folder, msg.UID, part.Path, w)
+		return err
+	}); err != nil {
+		return nil, downloadError(err, folder, msg.UID)
+	}
+	f, err := dl.Commit()
+	if err != nil {
+		return nil, err
+	}
+	return &DownloadResult{
+		FilePath: f.Path, Filename: f.Name, OriginalFilename: clean(part.Filename),
+		ContentType: part.MediaType(), SizeBytes: f.Size, AttachmentIndex: *args.AttachmentIndex, UID: msg.UID,
+	}, nil
+}
+
+// findAttachment fetches the message's structure (not its body) and returns
+// the attachment at index, in read_email's order.
+func findAttachment(ctx context.Context, mail Mailbox, folder string, ref UID, index int) (*imap.Part, *imap.Message, error) {
+	msg, err := mail.FetchMessage(ctx, folder, ref.UID, 1)
+	if err != nil {
+		return nil, nil, messageError(err, folder, ref.UID)
+	}
+	if err := checkValidity(ref, msg.UIDValidity, folder); err != nil {
+		return nil, nil, err
+	}
+	var list []*imap.Part
+	if msg.Structure != nil {
+		list = msg.Structure.Attachments()
+	}
+	if index < 0 || index >= len(list) {
+		return nil, nil, errorf(CodeAttachmentNotFound, "message %d has %d attachments; attachment_index %d does not exist (read_email lists them)", ref.UID, len(list), index)
+	}
+	return list[index], msg, nil
+}
+
+// defaultName is the sender's file name, or attachment-N with an extension
+// from the media type.
+func defaultName(p *imap.Part, index int) string {
+	if p.Filename != "" {
+		return p.Filename
+	}
+	ext := ".bin"
+	if p.MediaType() == "message/rfc822" {
+		ext = ".eml"
+	} else if exts, _ := mime.ExtensionsByType(p.MediaType()); len(exts) > 0 {
+		ext = exts[0]
+	}
+	return fmt.Sprintf("attachment-%d%s", index, ext)
+}
+
+func downloadError(err error, folder string, uid uint32) error {
+	if errors.Is(err, imap.ErrPartNotFound) {
+		return errorf(CodeAttachmentNotFound, "the attachment is no longer in message %d", uid)
+	}
+	return messageError(err, folder, uid)
+}
+
+// decodeStream runs stream with a writer that undoes the transfer encoding
+// on the fly and writes the decoded bytes to dst: the part is never held
+// whole in memory.
+func decodeStream(dst io.Writer, encoding string, stream func(io.Writer) error) error {
+	var decode func(io.Reader) io.Reader
+	switch encoding {
+	case "base64":
+		decode = func(r io.Reader) io.Reader { return base64.NewDecoder(base64.StdEncoding, &base64Filter{r: r}) }
+	case "quoted-printable":
+		decode = func(r io.Reader) io.Reader { return quotedprintable.NewReader(r) }
+	default:
+		return stream(dst)
+	}
+	pr, pw := io.Pipe()
+	done := make(chan error, 1)
+	go func() {
+		_, err := io.Copy(dst, decode(pr))
+		pr.CloseWithError(err) // a failed decode or write stops the stream
+		done <- err
+	}()
+	serr := stream(pw)
+	pw.CloseWithError(serr)
+	derr := <-done
+	if serr != nil {
+		return serr
+	}
+	if derr != nil {
+		return fmt.Errorf("decode %s: %w", encoding, derr)
+	}
+	return nil
+}
+
+// base64Filter drops everything that is not base64 alphabet (line breaks,
+// stray spaces, garbage some mailers add), as mail readers do.
+type base64Filter struct{ r io.Reader }
+
+func (f *base64Filter) Read(p []byte) (int, error) {
+	for {
+		n, err := f.r.Read(p)
+		k := 0
+		for _, c := range p[:n] {
+			if c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '+' || c == '/' || c == '=' {
+				p[k] = c
+				k++
+			}
+		}
+		if k > 0 || err != nil {
+			return k, err
+		}
+	}
+}

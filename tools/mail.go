@@ -1,0 +1,151 @@
+package tools
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/email-mcp/email-mcp/imap"
+	"github.com/email-mcp/email-mcp/message"
+)
+
+// Mailbox is the IMAP side the mail tools use (imap.Client).
+type Mailbox interface {
+	ListFolders(ctx context.Context, counts bool) ([]imap.Folder, error)
+	Search(ctx context.Context, folder string, crit imap.SearchCriteria, page imap.PageRequest) (*imap.SearchResult, error)
+	FetchMessage(ctx context.Context, folder string, uid uint32, prefixBytes int64) (*imap.Message, error)
+	FetchParts(ctx context.Context, folder string, uid uint32, paths [][]int, maxBytes int64) ([][]byte, error)
+	StreamPart(ctx context.Context, folder string, uid uint32, path []int, w io.Writer) (int64, error)
+	SetFlags(ctx context.Context, folder string, uids []uint32, ch imap.FlagChange) (map[uint32][]string, error)
+	Move(ctx context.Context, from string, uid uint32, to string) (uint32, error)
+	UIDValidity(ctx context.Context, folder string) (uint32, error)
+}
+
+var _ Mailbox = (*imap.Client)(nil)
+
+// checkFolder validates a folder argument; "" becomes INBOX.
+func checkFolder(arg, name string) (string, error) {
+	if arg == "" {
+		return "INBOX", nil
+	}
+	if len(arg) > 1000 || strings.ContainsAny(arg, "\x00\r\n") {
+		return "", invalidArg("%s must be a folder name as list_folders returns it", name)
+	}
+	return arg, nil
+}
+
+// folderError names the folder in FOLDER_NOT_FOUND and explains a changed
+// UIDVALIDITY; other errors go to Classify.
+func folderError(err error, folder string) error {
+	switch {
+	case errors.Is(err, imap.ErrFolderNotFound):
+		return &Error{Code: CodeFolderNotFound, Message: fmt.Sprintf("folder %q does not exist (list_folders shows the names)", folder), Cause: err}
+	case errors.Is(err, imap.ErrUIDValidityChanged):
+		return &Error{Code: CodeMessageNotFound, Message: fmt.Sprintf("folder %q was recreated since this id was issued (UIDVALIDITY changed): search again", folder), Cause: err}
+	case errors.Is(err, imap.ErrSearchCharset):
+		return &Error{Code: CodeInvalidArgument, Message: "the server cannot search for non-ASCII text", Cause: err}
+	}
+	return err
+}
+
+// checkValidity refuses an id whose UIDVALIDITY is not the folder's.
+func checkValidity(ref UID, current uint32, folder string) error {
+	if ref.Validity != 0 && ref.Validity != current {
+		return folderError(imap.ErrUIDValidityChanged, folder)
+	}
+	return nil
+}
+
+// formatAddress renders an address for the model: "Name <email>" or
+// "email", with invisible characters removed.
+func formatAddress(name, email string) string {
+	name, _ = message.CleanText(strings.TrimSpace(name))
+	switch {
+	case name == "" || name == email:
+		return email
+	case email == "":
+		return name
+	}
+	return name + " <" + email + ">"
+}
+
+func imapAddresses(l []imap.Address) []string {
+	out := make([]string, 0, len(l))
+	for _, a := range l {
+		out = append(out, formatAddress(a.Name, a.Email))
+	}
+	return out
+}
+
+func msgAddresses(l []message.Address) []string {
+	out := make([]string, 0, len(l))
+	for _, a := range l {
+		out = append(out, formatAddress(a.Name, a.Email))
+	}
+	return out
+}
+
+// clean removes invisible and bidi control characters from untrusted text.
+func clean(s string) string {
+	c, _ := message.CleanText(s)
+	return c
+}
+
+// formatTime renders a time as RFC 3339, or "" for the zero time.
+func formatTime(t time.Time) string {
+	if t.IsZero() {
+		return ""
+	}
+	return t.Format(time.RFC3339)
+}
+
+// parseDateArg accepts YYYY-MM-DD or RFC 3339; "" is the zero time.
+func parseDateArg(s, name string) (time.Time, error) {
+	if s == "" {
+		return time.Time{}, nil
+	}
+	if t, err := time.Parse("2006-01-02", s); err == nil {
+		return t, nil
+	}
+	if t, err := time.Parse(time.RFC3339, s); err == nil {
+		return t, nil
+	}
+	return time.Time{}, invalidArg("%s must be a date as YYYY-MM-DD or RFC 3339 (got %q)", name, truncate(s, 40))
+}
+
+// cursor is search_emails' page token: the folder's UIDVALIDITY, the UID the
+// next page starts below, and a digest of the search so a cursor is not
+// reused for another search.
+type cursor struct {
+	Validity, BeforeUID uint32
+	Search              uint32
+}
+
+func (c cursor) encode() string {
+	b := make([]byte, 13)
+	b[0] = 1
+	binary.BigEndian.PutUint32(b[1:], c.Validity)
+	binary.BigEndian.PutUint32(b[5:], c.BeforeUID)
+	binary.BigEndian.PutUint32(b[9:], c.Search)
+	return base64.RawURLEncoding.EncodeToString(b)
+}
+
+func decodeCursor(s string) (cursor, error) {
+	b, err := base64.RawURLEncoding.DecodeString(s)
+	if err != nil || len(b) != 13 || b[0] != 1 {
+		return cursor{}, invalidArg("cursor is not a next_cursor that search_emails returned")
+	}
+	return cursor{binary.BigEndian.Uint32(b[1:]), binary.BigEndian.Uint32(b[5:]), binary.BigEndian.Uint32(b[9:])}, nil
+}
+
+// searchDigest identifies a search (folder + criteria) for its cursors.
+func searchDigest(folder string, c imap.SearchCriteria) uint32 {
+	sum := sha256.Sum256(fmt.Appendf(nil, "%q|%+v", folder, c))
+	return binary.BigEndian.Uint32(sum[:4])
+}

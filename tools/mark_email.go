@@ -1,0 +1,124 @@
+package tools
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+
+	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/email-mcp/email-mcp/imap"
+)
+
+// MarkResult is mark_email's result.
+type MarkResult struct {
+	Success bool                `json:"success"`
+	UIDs    []uint32            `json:"uids"`
+	Flags   map[string][]string `json:"flags" jsonschema:"the flags of each message after the change, by uid"`
+}
+
+type markArgs struct {
+	UID      *UID   `json:"uid"`
+	UIDs     []UID  `json:"uids"`
+	Folder   string `json:"folder"`
+	Read     *bool  `json:"read"`
+	Flagged  *bool  `json:"flagged"`
+	Answered *bool  `json:"answered"`
+}
+
+const maxMarkUIDs = 500
+
+func markEmailSpec(mail Mailbox) *spec {
+	return &spec{
+		name:  "mark_email",
+		title: "Mark emails",
+		description: "Mark one message (uid) or several (uids) as read or unread, flagged or not, answered or not. " +
+			"Give at least one of read, flagged, answered. If any uid does not exist nothing is changed.",
+		toolset:  ToolsetMail,
+		readOnly: false, destructive: false, idempotent: true, openWorld: true,
+		changesMail: true,
+		params: []mcp.ToolOption{
+			mcp.WithAny("uid", uidSchema(), mcp.Description("one message: UID or id")),
+			mcp.WithArray("uids", mcp.Items(map[string]any{"type": []string{"integer", "string"}}), mcp.MaxItems(maxMarkUIDs), mcp.Description("several messages: UIDs or ids")),
+			mcp.WithString("folder", mcp.DefaultString("INBOX")),
+			mcp.WithBoolean("read", mcp.Description("true: mark read; false: mark unread")),
+			mcp.WithBoolean("flagged", mcp.Description("true: flag (star); false: unflag")),
+			mcp.WithBoolean("answered", mcp.Description("true: mark answered; false: not answered")),
+		},
+		output: mcp.WithOutputSchema[MarkResult](),
+		handle: func(ctx context.Context, req mcp.CallToolRequest) (any, error) {
+			var args markArgs
+			if err := bindArgs(req, &args); err != nil {
+				return nil, err
+			}
+			return markEmail(ctx, mail, args)
+		},
+	}
+}
+
+func markEmail(ctx context.Context, mail Mailbox, args markArgs) (*MarkResult, error) {
+	folder, err := checkFolder(args.Folder, "folder")
+	if err != nil {
+		return nil, err
+	}
+	refs := args.UIDs
+	if args.UID != nil {
+		refs = append([]UID{*args.UID}, refs...)
+	}
+	if len(refs) == 0 {
+		return nil, invalidArg("give uid or uids")
+	}
+	if len(refs) > maxMarkUIDs {
+		return nil, invalidArg("at most %d uids at once", maxMarkUIDs)
+	}
+	if args.Read == nil && args.Flagged == nil && args.Answered == nil {
+		return nil, invalidArg("give at least one of read, flagged, answered")
+	}
+	if err := checkRefs(ctx, mail, folder, refs); err != nil {
+		return nil, err
+	}
+	uids := make([]uint32, 0, len(refs))
+	for _, r := range refs {
+		if !slices.Contains(uids, r.UID) {
+			uids = append(uids, r.UID)
+		}
+	}
+	flags, err := mail.SetFlags(ctx, folder, uids, imap.FlagChange{Seen: args.Read, Flagged: args.Flagged, Answered: args.Answered})
+	if err != nil {
+		return nil, missingUIDs(err, folder)
+	}
+	out := &MarkResult{Success: true, UIDs: uids, Flags: make(map[string][]string, len(flags))}
+	for uid, f := range flags {
+		out.Flags[strconv.FormatUint(uint64(uid), 10)] = nonNil(f)
+	}
+	return out, nil
+}
+
+// checkRefs refuses ids issued under another UIDVALIDITY; it costs a round
+// trip only when an id (not a bare uid) was given.
+func checkRefs(ctx context.Context, mail Mailbox, folder string, refs []UID) error {
+	if !slices.ContainsFunc(refs, func(r UID) bool { return r.Validity != 0 }) {
+		return nil
+	}
+	current, err := mail.UIDValidity(ctx, folder)
+	if err != nil {
+		return folderError(err, folder)
+	}
+	for _, r := range refs {
+		if err := checkValidity(r, current, folder); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// missingUIDs names the missing uids in MESSAGE_NOT_FOUND.
+func missingUIDs(err error, folder string) error {
+	var m *imap.MissingUIDsError
+	if errors.As(err, &m) {
+		return &Error{Code: CodeMessageNotFound, Message: fmt.Sprintf("no message with uid %v in %q: nothing was changed", m.UIDs, folder), Cause: err}
+	}
+	return folderError(err, folder)
+}

@@ -1,0 +1,84 @@
+package tools
+
+import (
+	"context"
+	"errors"
+
+	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/email-mcp/email-mcp/imap"
+)
+
+// MoveResult is move_email's result.
+type MoveResult struct {
+	Success bool    `json:"success"`
+	NewUID  *uint32 `json:"new_uid" jsonschema:"UID in the target folder; null when the server does not say (no UIDPLUS)"`
+}
+
+type moveArgs struct {
+	UID        *UID   `json:"uid"`
+	FromFolder string `json:"from_folder"`
+	ToFolder   string `json:"to_folder"`
+}
+
+func moveEmailSpec(mail Mailbox) *spec {
+	return &spec{
+		name:  "move_email",
+		title: "Move an email",
+		description: "Move one message to another folder (e.g. Archive or Trash, as list_folders names them). " +
+			"Uses IMAP MOVE, or COPY + expunge of that one message; other messages are never touched.",
+		toolset:  ToolsetMail,
+		readOnly: false, destructive: false, idempotent: false, openWorld: true,
+		changesMail: true,
+		params: []mcp.ToolOption{
+			mcp.WithAny("uid", mcp.Required(), uidSchema(), mcp.Description("message UID or id")),
+			mcp.WithString("from_folder", mcp.DefaultString("INBOX")),
+			mcp.WithString("to_folder", mcp.Required(), mcp.Description("target folder")),
+		},
+		output: mcp.WithOutputSchema[MoveResult](),
+		handle: func(ctx context.Context, req mcp.CallToolRequest) (any, error) {
+			var args moveArgs
+			if err := bindArgs(req, &args); err != nil {
+				return nil, err
+			}
+			return moveEmail(ctx, mail, args)
+		},
+	}
+}
+
+func moveEmail(ctx context.Context, mail Mailbox, args moveArgs) (*MoveResult, error) {
+	from, err := checkFolder(args.FromFolder, "from_folder")
+	if err != nil {
+		return nil, err
+	}
+	if args.ToFolder == "" {
+		return nil, invalidArg("to_folder is required")
+	}
+	to, err := checkFolder(args.ToFolder, "to_folder")
+	if err != nil {
+		return nil, err
+	}
+	if args.UID == nil {
+		return nil, invalidArg("uid is required")
+	}
+	if from == to {
+		return nil, invalidArg("from_folder and to_folder are the same")
+	}
+	if err := checkRefs(ctx, mail, from, []UID{*args.UID}); err != nil {
+		return nil, err
+	}
+	newUID, err := mail.Move(ctx, from, args.UID.UID, to)
+	switch {
+	case errors.Is(err, imap.ErrFolderNotFound):
+		return nil, errorf(CodeFolderNotFound, "folder %q or %q does not exist (list_folders shows the names)", from, to)
+	case errors.Is(err, imap.ErrUnsupported):
+		return nil, &Error{Code: CodeInternal, Message: "this server supports neither MOVE nor UIDPLUS, so a single message cannot be moved safely", Cause: err}
+	case err != nil:
+		return nil, messageError(err, from, args.UID.UID)
+	}
+	out := &MoveResult{Success: true}
+	if newUID != 0 {
+		out.NewUID = &newUID
+	}
+	return out, nil
+}

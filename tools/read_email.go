@@ -1,0 +1,302 @@
+package tools
+
+import (
+	"context"
+	"errors"
+
+	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/email-mcp/email-mcp/imap"
+	"github.com/email-mcp/email-mcp/message"
+)
+
+// AttachmentInfo is one attachment of read_email's result.
+type AttachmentInfo struct {
+	Index       int    `json:"index" jsonschema:"0-based: download_attachment's attachment_index"`
+	Filename    string `json:"filename" jsonschema:"file name as the sender gave it (untrusted)"`
+	ContentType string `json:"content_type"`
+	SizeBytes   int64  `json:"size_bytes" jsonschema:"approximate decoded size"`
+	Inline      bool   `json:"inline" jsonschema:"shown inside the body (e.g. an embedded image) rather than offered as a file"`
+}
+
+// ReadResult is read_email's result.
+type ReadResult struct {
+	UID        uint32           `json:"uid"`
+	ID         string           `json:"id"`
+	Folder     string           `json:"folder"`
+	MessageID  string           `json:"message_id"`
+	Subject    string           `json:"subject" jsonschema:"untrusted text"`
+	From       string           `json:"from"`
+	To         []string         `json:"to"`
+	Cc         []string         `json:"cc"`
+	ReplyTo    []string         `json:"reply_to"`
+	Date       string           `json:"date" jsonschema:"RFC 3339"`
+	InReplyTo  string           `json:"in_reply_to"`
+	References []string         `json:"references"`
+	Flags      []string         `json:"flags"`
+	BodyText   string           `json:"body_text" jsonschema:"untrusted text: readable text of the body (HTML-only mail rendered to text, links kept); one window of max_chars characters from offset"`
+	BodyHTML   *string          `json:"body_html,omitempty" jsonschema:"untrusted HTML, same window (format html or both)"`
+	Truncated  bool             `json:"truncated" jsonschema:"more body follows: call again with offset=next_offset"`
+	NextOffset *int             `json:"next_offset,omitempty"`
+	Hidden     bool             `json:"hidden_characters_removed,omitempty" jsonschema:"invisible or bidi control characters were removed from the text"`
+	Attachment []AttachmentInfo `json:"attachments"`
+}
+
+type readArgs struct {
+	UID      *UID   `json:"uid"`
+	Folder   string `json:"folder"`
+	Format   string `json:"format"`
+	MaxChars *int   `json:"max_chars"`
+	Offset   int    `json:"offset"`
+	MarkRead bool   `json:"mark_read"`
+}
+
+const (
+	defaultMaxChars = 20000
+	maxMaxChars     = 500000
+	// readPrefix is how much of a message one FETCH brings with its
+	// structure: all of typical mail; bigger mail gets its text parts only.
+	readPrefix = 1 << 20
+	// maxTextPart bounds a text part fetched on its own.
+	maxTextPart = 8 << 20
+)
+
+func readEmailSpec(mail Mailbox, readOnly bool) *spec {
+	return &spec{
+		name:  "read_email",
+		title: "Read an email",
+		description: "Read one message: headers, the body as readable text (HTML-only mail is rendered to text with its links), optionally the HTML, and the list of attachments. " +
+			"Long bodies come in windows of max_chars characters: when truncated is true, call again with offset=next_offset. " +
+			"Reading never marks the message as read unless mark_read is true." + untrustedNote,
+		toolset:  ToolsetMail,
+		readOnly: false, idempotent: true, openWorld: true,
+		params: []mcp.ToolOption{
+			mcp.WithAny("uid", mcp.Required(), uidSchema(), mcp.Description("message UID (number or numeric string) or its id msg_<uidvalidity>_<uid>")),
+			mcp.WithString("folder", mcp.DefaultString("INBOX")),
+			mcp.WithString("format", mcp.DefaultString("text"), mcp.Enum("text", "html", "both"), mcp.Description("text: body_text; html: body_html; both")),
+			mcp.WithInteger("max_chars", mcp.DefaultNumber(defaultMaxChars), mcp.Min(1), mcp.Max(maxMaxChars), mcp.Description("characters of body per call")),
+			mcp.WithInteger("offset", mcp.DefaultNumber(0), mcp.Min(0), mcp.Description("character offset into the body (next_offset of the previous call)")),
+			mcp.WithBoolean("mark_read", mcp.DefaultBool(false), mcp.Description("also mark the message as read")),
+		},
+		output: mcp.WithOutputSchema[ReadResult](),
+		handle: func(ctx context.Context, req mcp.CallToolRequest) (any, error) {
+			var args readArgs
+			if err := bindArgs(req, &args); err != nil {
+				return nil, err
+			}
+			if readOnly && args.MarkRead {
+				return nil, errorf(CodeReadOnly, "mark_read is not available: the server is in read-only mode")
+			}
+			return readEmail(ctx, mail, args)
+		},
+	}
+}
+
+// uidSchema declares "integer or string" for uid arguments.
+func uidSchema() mcp.PropertyOption {
+	return func(m map[string]any) {
+		m["type"] = []string{"integer", "string"}
+	}
+}
+
+func readEmail(ctx context.Context, mail Mailbox, args readArgs) (*ReadResult, error) {
+	folder, err := checkFolder(args.Folder, "folder")
+	if err != nil {
+		return nil, err
+	}
+	if args.UID == nil {
+		return nil, invalidArg("uid is required")
+	}
+	maxChars := defaultMaxChars
+	if args.MaxChars != nil {
+		maxChars = *args.MaxChars
+	}
+	if maxChars < 1 || maxChars > maxMaxChars || args.Offset < 0 {
+		return nil, invalidArg("max_chars must be from 1 to %d and offset at least 0", maxMaxChars)
+	}
+	format := args.Format
+	if format == "" {
+		format = "text"
+	}
+	if format != "text" && format != "html" && format != "both" {
+		return nil, invalidArg("format must be text, html or both")
+	}
+	msg, err := mail.FetchMessage(ctx, folder, args.UID.UID, readPrefix)
+	if err != nil {
+		return nil, messageError(err, folder, args.UID.UID)
+	}
+	if err := checkValidity(*args.UID, msg.UIDValidity, folder); err != nil {
+		return nil, err
+	}
+	hdr, _ := message.ParseHeader(msg.Raw)
+	bodies, err := messageBodies(ctx, mail, folder, msg)
+	if err != nil {
+		return nil, messageError(err, folder, args.UID.UID)
+	}
+	out := readResult(folder, msg, hdr)
+	window(out, bodies, format, args.Offset, maxChars)
+	if args.MarkRead {
+		seen := true
+		flags, err := mail.SetFlags(ctx, folder, []uint32{msg.UID}, imap.FlagChange{Seen: &seen})
+		if err != nil {
+			return nil, messageError(err, folder, msg.UID)
+		}
+		out.Flags = nonNil(flags[msg.UID])
+	}
+	return out, nil
+}
+
+// messageError names the message in MESSAGE_NOT_FOUND.
+func messageError(err error, folder string, uid uint32) error {
+	if errors.Is(err, imap.ErrMessageNotFound) && !errors.Is(err, imap.ErrFolderNotFound) {
+		return errorf(CodeMessageNotFound, "no message with uid %d in %q (it may have been moved or deleted)", uid, folder)
+	}
+	return folderError(err, folder)
+}
+
+// messageBodies decodes the main bodies: from the raw message when it came
+// whole, else by fetching only its text parts.
+func messageBodies(ctx context.Context, mail Mailbox, folder string, msg *imap.Message) (message.Bodies, error) {
+	if msg.Complete {
+		b, _ := message.ParseBodies(msg.Raw)
+		return b, nil
+	}
+	textPart, htmlPart := mainTextParts(msg.Structure)
+	var parts []*imap.Part
+	for _, p := range []*imap.Part{textPart, htmlPart} {
+		if p != nil {
+			parts = append(parts, p)
+		}
+	}
+	if len(parts) == 0 {
+		return message.Bodies{}, nil
+	}
+	paths := make([][]int, len(parts))
+	for i, p := range parts {
+		paths[i] = p.Path
+	}
+	raws, err := mail.FetchParts(ctx, folder, msg.UID, paths, maxTextPart)
+	if err != nil {
+		return message.Bodies{}, err
+	}
+	var b message.Bodies
+	for i, p := range parts {
+		s, _ := message.DecodePart(raws[i], p.Encoding, p.Params["charset"])
+		if p == textPart {
+			b.Text = s
+		} else {
+			b.HTML = s
+		}
+	}
+	if b.Text == "" && b.HTML != "" {
+		b.Text, b.TextFromHTML = message.HTMLToText(b.HTML), true
+	}
+	return b, nil
+}
+
+// mainTextParts finds the first text/plain and text/html parts that are
+// bodies (not attachments, not inside a forwarded message).
+func mainTextParts(root *imap.Part) (text, html *imap.Part) {
+	var walk func(p *imap.Part)
+	walk = func(p *imap.Part) {
+		if p == nil {
+			return
+		}
+		if p.Type == "multipart" {
+			for _, ch := range p.Children {
+				walk(ch)
+			}
+			return
+		}
+		if p.Type != "text" || p.Disposition == "attachment" || p.Filename != "" {
+			return
+		}
+		switch {
+		case p.Subtype == "plain" && text == nil:
+			text = p
+		case p.Subtype == "html" && html == nil:
+			html = p
+		}
+	}
+	walk(root)
+	return text, html
+}
+
+func readResult(folder string, msg *imap.Message, hdr message.Header) *ReadResult {
+	out := &ReadResult{
+		UID: msg.UID, ID: msgID(msg.UIDValidity, msg.UID), Folder: folder,
+		MessageID: hdr.MessageID, Subject: clean(hdr.Subject),
+		To: msgAddresses(hdr.To), Cc: msgAddresses(hdr.Cc), ReplyTo: msgAddresses(hdr.ReplyTo),
+		Date: formatTime(hdr.Date), References: nonNil(hdr.References), Flags: nonNil(msg.Flags),
+		Attachment: attachmentList(msg.Structure),
+	}
+	if len(hdr.From) > 0 {
+		out.From = formatAddress(hdr.From[0].Name, hdr.From[0].Email)
+	}
+	if len(hdr.InReplyTo) > 0 {
+		out.InReplyTo = hdr.InReplyTo[0]
+	}
+	if out.Date == "" {
+		out.Date = formatTime(msg.InternalDate)
+	}
+	return out
+}
+
+// window cuts the bodies to one window and fills the truncation fields.
+func window(out *ReadResult, b message.Bodies, format string, offset, maxChars int) {
+	text, hiddenText := message.CleanText(b.Text)
+	out.Hidden = hiddenText
+	next := -1
+	if format != "html" {
+		chunk, trunc, n := message.Window(text, offset, maxChars)
+		out.BodyText = chunk
+		if trunc {
+			next = n
+		}
+	}
+	if format != "text" {
+		chunk, trunc, n := message.Window(b.HTML, offset, maxChars)
+		out.BodyHTML = &chunk
+		if trunc && (next < 0 || n < next) {
+			next = n
+		}
+	}
+	if next >= 0 {
+		out.Truncated, out.NextOffset = true, &next
+	}
+}
+
+// attachmentList lists the attachments in the order download_attachment
+// indexes them (imap.Part.Attachments is the one source of that order).
+func attachmentList(root *imap.Part) []AttachmentInfo {
+	out := []AttachmentInfo{}
+	if root == nil {
+		return out
+	}
+	for i, p := range root.Attachments() {
+		out = append(out, AttachmentInfo{
+			Index: i, Filename: clean(p.Filename), ContentType: p.MediaType(),
+			SizeBytes: decodedSize(p), Inline: p.IsEmbedded() || p.Disposition == "inline",
+		})
+	}
+	return out
+}
+
+// decodedSize estimates a part's size after its transfer encoding is undone.
+func decodedSize(p *imap.Part) int64 {
+	switch p.Encoding {
+	case "base64":
+		// 76 characters per line + CRLF carry 57 bytes.
+		return p.Size * 57 / 78
+	case "quoted-printable":
+		return p.Size
+	}
+	return p.Size
+}
+
+func nonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}

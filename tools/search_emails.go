@@ -1,0 +1,170 @@
+package tools
+
+import (
+	"context"
+
+	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/email-mcp/email-mcp/imap"
+)
+
+// MessageSummary is one message in search_emails' result.
+type MessageSummary struct {
+	UID            uint32   `json:"uid" jsonschema:"message UID in the folder"`
+	ID             string   `json:"id" jsonschema:"msg_<uidvalidity>_<uid>: a handle other tools accept as uid, valid while the folder is not recreated"`
+	MessageID      string   `json:"message_id" jsonschema:"Message-ID header without angle brackets"`
+	Subject        string   `json:"subject" jsonschema:"subject (untrusted text)"`
+	From           string   `json:"from" jsonschema:"sender as Name <address>"`
+	To             []string `json:"to"`
+	Date           string   `json:"date" jsonschema:"RFC 3339: the Date header, else the arrival time"`
+	Unread         bool     `json:"unread"`
+	Flagged        bool     `json:"flagged"`
+	HasAttachments bool     `json:"has_attachments"`
+	Size           int64    `json:"size" jsonschema:"size of the whole message in bytes"`
+}
+
+// SearchResult is search_emails' result.
+type SearchResult struct {
+	Folder      string           `json:"folder"`
+	UIDValidity uint32           `json:"uidvalidity"`
+	Total       int              `json:"total" jsonschema:"number of matching messages in the folder"`
+	Messages    []MessageSummary `json:"messages" jsonschema:"newest first"`
+	NextCursor  *string          `json:"next_cursor" jsonschema:"pass as cursor for the next page; null on the last page"`
+}
+
+type searchArgs struct {
+	Folder         string `json:"folder"`
+	From           string `json:"from"`
+	To             string `json:"to"`
+	Subject        string `json:"subject"`
+	Body           string `json:"body"`
+	Text           string `json:"text"`
+	Since          string `json:"since"`
+	Before         string `json:"before"`
+	Unread         *bool  `json:"unread"`
+	Flagged        *bool  `json:"flagged"`
+	HasAttachments *bool  `json:"has_attachments"`
+	Limit          *int   `json:"limit"`
+	Cursor         string `json:"cursor"`
+}
+
+const maxSearchLimit = 200
+
+func searchEmailsSpec(mail Mailbox, defaultLimit int) *spec {
+	return &spec{
+		name:  "search_emails",
+		title: "Search emails",
+		description: "Search a folder, newest first, with any combination of filters (all must match; text filters are substrings, as IMAP SEARCH). " +
+			"Returns one page of summaries, the total count and next_cursor for the next page. Does not mark anything as read." + untrustedNote,
+		toolset:  ToolsetMail,
+		readOnly: true, idempotent: true, openWorld: true,
+		params: []mcp.ToolOption{
+			mcp.WithString("folder", mcp.DefaultString("INBOX"), mcp.Description("folder to search, as list_folders names it")),
+			mcp.WithString("from", mcp.Description("sender contains")),
+			mcp.WithString("to", mcp.Description("recipient (To) contains")),
+			mcp.WithString("subject", mcp.Description("subject contains")),
+			mcp.WithString("body", mcp.Description("body contains")),
+			mcp.WithString("text", mcp.Description("headers or body contain")),
+			mcp.WithString("since", mcp.Description("arrived on or after this date: YYYY-MM-DD or RFC 3339 (date part used)")),
+			mcp.WithString("before", mcp.Description("arrived before this date: YYYY-MM-DD or RFC 3339 (date part used)")),
+			mcp.WithBoolean("unread", mcp.Description("true: only unread; false: only read")),
+			mcp.WithBoolean("flagged", mcp.Description("true: only flagged; false: only not flagged")),
+			mcp.WithBoolean("has_attachments", mcp.Description("true: only messages that look like they carry attachments (multipart/mixed); each result's has_attachments is exact")),
+			mcp.WithInteger("limit", mcp.DefaultNumber(defaultLimit), mcp.Min(1), mcp.Max(maxSearchLimit), mcp.Description("page size")),
+			mcp.WithString("cursor", mcp.Description("next_cursor of the previous page")),
+		},
+		output: mcp.WithOutputSchema[SearchResult](),
+		handle: func(ctx context.Context, req mcp.CallToolRequest) (any, error) {
+			var args searchArgs
+			if err := bindArgs(req, &args); err != nil {
+				return nil, err
+			}
+			return searchEmails(ctx, mail, args, defaultLimit)
+		},
+	}
+}
+
+func searchEmails(ctx context.Context, mail Mailbox, args searchArgs, defaultLimit int) (*SearchResult, error) {
+	folder, err := checkFolder(args.Folder, "folder")
+	if err != nil {
+		return nil, err
+	}
+	crit, err := searchCriteria(args)
+	if err != nil {
+		return nil, err
+	}
+	limit := defaultLimit
+	if args.Limit != nil {
+		limit = *args.Limit
+	}
+	if limit < 1 || limit > maxSearchLimit {
+		return nil, invalidArg("limit must be from 1 to %d", maxSearchLimit)
+	}
+	digest := searchDigest(folder, crit)
+	page := imap.PageRequest{Limit: limit}
+	if args.Cursor != "" {
+		c, err := decodeCursor(args.Cursor)
+		if err != nil {
+			return nil, err
+		}
+		if c.Search != digest {
+			return nil, invalidArg("cursor belongs to another search: repeat the same folder and filters, or drop the cursor")
+		}
+		page.BeforeUID, page.UIDValidity = c.BeforeUID, c.Validity
+	}
+	res, err := mail.Search(ctx, folder, crit, page)
+	if err != nil {
+		return nil, folderError(err, folder)
+	}
+	out := &SearchResult{Folder: folder, UIDValidity: res.UIDValidity, Total: res.Total, Messages: make([]MessageSummary, 0, len(res.Messages))}
+	for _, m := range res.Messages {
+		out.Messages = append(out.Messages, summary(res.UIDValidity, m))
+	}
+	if res.NextBeforeUID != 0 {
+		next := cursor{Validity: res.UIDValidity, BeforeUID: res.NextBeforeUID, Search: digest}.encode()
+		out.NextCursor = &next
+	}
+	return out, nil
+}
+
+func searchCriteria(a searchArgs) (imap.SearchCriteria, error) {
+	c := imap.SearchCriteria{From: a.From, To: a.To, Subject: a.Subject, Body: a.Body, Text: a.Text,
+		Unread: a.Unread, Flagged: a.Flagged, HasAttachments: a.HasAttachments}
+	for name, v := range map[string]string{"from": a.From, "to": a.To, "subject": a.Subject, "body": a.Body, "text": a.Text} {
+		if len(v) > 1000 || containsControl(v) {
+			return c, invalidArg("%s must be plain text of at most 1000 bytes", name)
+		}
+	}
+	var err error
+	if c.Since, err = parseDateArg(a.Since, "since"); err != nil {
+		return c, err
+	}
+	if c.Before, err = parseDateArg(a.Before, "before"); err != nil {
+		return c, err
+	}
+	if !c.Since.IsZero() && !c.Before.IsZero() && !c.Before.After(c.Since) {
+		return c, invalidArg("before must be later than since")
+	}
+	return c, nil
+}
+
+func containsControl(s string) bool {
+	for _, r := range s {
+		if r < 0x20 || r == 0x7f {
+			return true
+		}
+	}
+	return false
+}
+
+func summary(validity uint32, m imap.Summary) MessageSummary {
+	from := ""
+	if len(m.From) > 0 {
+		from = formatAddress(m.From[0].Name, m.From[0].Email)
+	}
+	return MessageSummary{
+		UID: m.UID, ID: msgID(validity, m.UID), MessageID: m.MessageID, Subject: clean(m.Subject),
+		From: from, To: imapAddresses(m.To), Date: formatTime(m.Date),
+		Unread: !m.Seen, Flagged: m.Flagged, HasAttachments: m.HasAttachments, Size: m.Size,
+	}
+}
