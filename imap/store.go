@@ -38,8 +38,8 @@ func (ch FlagChange) ops() (add, del []goimap.Flag) {
 // It SELECTs the folder (read-write), checks that every UID exists (one
 // UID SEARCH UID ...): if some do not, nothing is changed and the error is
 // a *MissingUIDsError naming them (errors.Is ErrMessageNotFound). Then one
-// UID STORE +FLAGS.SILENT and/or one UID STORE -FLAGS.SILENT, and one UID
-// FETCH FLAGS for the result, sent together. A change that sets nothing,
+// UID STORE +FLAGS and/or one UID STORE -FLAGS, the last one not silent so
+// that its answer carries the resulting flags. A change that sets nothing,
 // no UID, or UID 0 is the caller's mistake: ErrInvalid, before any I/O.
 func (c *Client) SetFlags(ctx context.Context, folder string, uids []uint32, ch FlagChange) (map[uint32][]string, error) {
 	op := fmt.Sprintf("set flags in %q", folder)
@@ -95,33 +95,39 @@ func checkUIDs(cn *conn, folder string, uids []uint32) error {
 	return nil
 }
 
-// storeFlags sends the STOREs and the FETCH FLAGS at once (one round
-// trip), then waits for every one of them.
+// storeFlags sends the STOREs and reads the resulting flags from the last
+// one's own answer: a STORE without .SILENT returns each message's new
+// FLAGS (RFC 3501 6.4.6). An earlier version pipelined a UID FETCH FLAGS
+// behind silent STOREs; against Dovecot, go-imap filed the FETCH answers
+// for several UIDs under the pending STORE and the FETCH came back empty.
 func storeFlags(cn *conn, set goimap.UIDSet, add, del []goimap.Flag) (map[uint32][]string, error) {
-	var stores []*imapclient.FetchCommand
+	ops := []*goimap.StoreFlags{}
 	if len(add) > 0 {
-		stores = append(stores, cn.ic.Store(set, &goimap.StoreFlags{Op: goimap.StoreFlagsAdd, Silent: true, Flags: add}, nil))
+		ops = append(ops, &goimap.StoreFlags{Op: goimap.StoreFlagsAdd, Silent: true, Flags: add})
 	}
 	if len(del) > 0 {
-		stores = append(stores, cn.ic.Store(set, &goimap.StoreFlags{Op: goimap.StoreFlagsDel, Silent: true, Flags: del}, nil))
+		ops = append(ops, &goimap.StoreFlags{Op: goimap.StoreFlagsDel, Silent: true, Flags: del})
 	}
-	fetch := cn.ic.Fetch(set, &goimap.FetchOptions{UID: true, Flags: true})
-	var storeErr error
-	for _, cmd := range stores {
-		if err := cmd.Close(); err != nil && storeErr == nil {
-			storeErr = fmt.Errorf("uid store: %w", err)
+	ops[len(ops)-1].Silent = false
+	var bufs []*imapclient.FetchMessageBuffer
+	for i, op := range ops {
+		cmd := cn.ic.Store(set, op, nil)
+		if i < len(ops)-1 {
+			if err := cmd.Close(); err != nil {
+				return nil, fmt.Errorf("uid store: %w", err)
+			}
+			continue
 		}
-	}
-	bufs, err := fetch.Collect()
-	if storeErr != nil {
-		return nil, storeErr
-	}
-	if err != nil {
-		return nil, fmt.Errorf("uid fetch: %w", err)
+		var err error
+		if bufs, err = cmd.Collect(); err != nil {
+			return nil, fmt.Errorf("uid store: %w", err)
+		}
 	}
 	flags := make(map[uint32][]string, len(bufs))
 	for _, b := range bufs {
-		flags[uint32(b.UID)] = flagStrings(b.Flags)
+		if b.UID != 0 {
+			flags[uint32(b.UID)] = flagStrings(b.Flags)
+		}
 	}
 	return flags, nil
 }
