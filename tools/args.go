@@ -129,3 +129,28 @@ func truncate(s string, n int) string {
 	}
 	return s[:n] + "…"
 }
+
+// StringList is an argument that takes a JSON array of strings or, as the
+// seed's examples do for one recipient, a single string ("a@x.com"; commas
+// separate several).
+type StringList []string
+
+// UnmarshalJSON accepts ["a","b"], "a" and "a, b".
+func (l *StringList) UnmarshalJSON(b []byte) error {
+	var one string
+	if err := json.Unmarshal(b, &one); err == nil {
+		*l = nil
+		for _, s := range strings.Split(one, ",") {
+			if s = strings.TrimSpace(s); s != "" {
+				*l = append(*l, s)
+			}
+		}
+		return nil
+	}
+	var many []string
+	if err := json.Unmarshal(b, &many); err != nil {
+		return &argError{"expected an array of strings"}
+	}
+	*l = many
+	return nil
+}

@@ -11,9 +11,11 @@ import (
 
 	gosmtp "github.com/emersion/go-smtp"
 
+	"github.com/email-mcp/email-mcp/attachments"
 	"github.com/email-mcp/email-mcp/auth"
 	"github.com/email-mcp/email-mcp/devmail"
 	"github.com/email-mcp/email-mcp/imap"
+	"github.com/email-mcp/email-mcp/smtp"
 	"github.com/email-mcp/email-mcp/tools"
 )
 
@@ -26,7 +28,10 @@ type testEnv struct {
 	mail    *imap.Client
 	tools   *tools.Server
 	http    *httptest.Server
+	base    string // EMAIL_BASE_DIR of the attachments workspace
 }
+
+const testFrom = "agent@sandbox.localhost"
 
 func newTestEnv(t *testing.T, opts tools.Options) *testEnv {
 	t.Helper()
@@ -46,7 +51,16 @@ func newTestEnv(t *testing.T, opts tools.Options) *testEnv {
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
-	ts, err := tools.New(tools.Deps{Mail: mail}, opts)
+	shost, sport := splitAddr(t, sb.SMTPAddr())
+	sender := smtp.New(smtp.Options{Host: shost, Port: sport, Security: smtp.SecurityPlain})
+	base := t.TempDir()
+	ws, err := attachments.Open(attachments.Options{BaseDir: base, MaxFileSize: 5 << 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = ws.Close() })
+	ts, err := tools.New(tools.Deps{Mail: mail, Files: ws, Sender: sender, Sent: mail,
+		Send: tools.SendOptions{From: testFrom, FromName: "Test Agent", SaveSent: "auto"}}, opts)
 	if err != nil {
 		t.Fatalf("tools.New() = %v", err)
 	}
@@ -63,7 +77,7 @@ func newTestEnv(t *testing.T, opts tools.Options) *testEnv {
 		h.Shutdown(context.Background())
 		srv.Close()
 	})
-	return &testEnv{sandbox: sb, mail: mail, tools: ts, http: srv}
+	return &testEnv{sandbox: sb, mail: mail, tools: ts, http: srv, base: base}
 }
 
 func splitAddr(t *testing.T, addr string) (string, int) {

@@ -191,6 +191,11 @@ func (s *Server) ToolNames() []string {
 type Deps struct {
 	Mail  Mailbox                // IMAP; nil disables the mail tools
 	Files *attachments.Workspace // EMAIL_BASE_DIR; nil: attachment tools answer a clear error
+	// Sender and Sent enable the send tools (Sent keeps the sent copies;
+	// imap.Client is both a Mailbox and a SentStore).
+	Sender Sender
+	Sent   SentStore
+	Send   SendOptions
 }
 
 // allSpecs lists every tool the server knows, in the order they are listed.
@@ -204,6 +209,14 @@ func allSpecs(deps Deps, opts Options) []*spec {
 			markEmailSpec(deps.Mail),
 			moveEmailSpec(deps.Mail),
 			downloadAttachmentSpec(deps.Mail, deps.Files),
+		)
+	}
+	if deps.Mail != nil && deps.Sender != nil {
+		o := &outbox{sender: deps.Sender, store: deps.Sent, opts: deps.Send, log: opts.Logger}
+		specs = append(specs,
+			sendEmailSpec(o),
+			replyEmailSpec(deps.Mail, o),
+			sendAttachmentsSpec(o, deps.Files),
 		)
 	}
 	return specs

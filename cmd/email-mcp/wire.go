@@ -83,7 +83,10 @@ func newApp(ctx context.Context, cfg *config.Config, log *slog.Logger, so sandbo
 	}
 	a.mail = imap.New(imapOpts)
 	a.sender = smtp.New(smtpOpts)
-	ts, err := tools.New(tools.Deps{Mail: a.mail, Files: a.files}, tools.Options{
+	ts, err := tools.New(tools.Deps{
+		Mail: a.mail, Files: a.files, Sender: a.sender, Sent: a.mail,
+		Send: tools.SendOptions{From: fromAddress(cfg), FromName: cfg.DefaultFromName, SaveSent: string(cfg.SaveSent), SentFolder: cfg.SentFolder},
+	}, tools.Options{
 		Name:             cfg.MCPServerName,
 		Version:          buildVersion(),
 		ReadOnly:         cfg.MCPReadOnly,
@@ -97,6 +100,18 @@ func newApp(ctx context.Context, cfg *config.Config, log *slog.Logger, so sandbo
 	}
 	a.tools = ts
 	return a, nil
+}
+
+// sandboxFrom is the From address of mail sent from the sandbox.
+const sandboxFrom = "agent@sandbox.localhost"
+
+// fromAddress is SMTP_USER or INBOX_ADDRESS (config.FromAddress), or the
+// sandbox's own address.
+func fromAddress(cfg *config.Config) string {
+	if f := cfg.FromAddress(); f != "" {
+		return f
+	}
+	return sandboxFrom
 }
 
 // Close releases the pool and stops the sandbox.

@@ -1,0 +1,138 @@
+package tools
+
+import (
+	"context"
+	"time"
+
+	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/email-mcp/email-mcp/imap"
+	"github.com/email-mcp/email-mcp/message"
+	"github.com/email-mcp/email-mcp/smtp"
+)
+
+// ReplyResult is reply_email's result.
+type ReplyResult struct {
+	SendResult
+	To      []string `json:"to"`
+	Cc      []string `json:"cc"`
+	Subject string   `json:"subject"`
+}
+
+type replyArgs struct {
+	UID      *UID    `json:"uid"`
+	Folder   string  `json:"folder"`
+	Body     *string `json:"body"`
+	BodyHTML string  `json:"body_html"`
+	ReplyAll bool    `json:"reply_all"`
+	Quote    *bool   `json:"quote"`
+}
+
+func replyEmailSpec(mail Mailbox, o *outbox) *spec {
+	return &spec{
+		name:  "reply_email",
+		title: "Reply to an email",
+		description: "Reply to a message: to its Reply-To (else From), with reply_all also to its To and Cc (without our own address), " +
+			"subject \"Re: …\", In-Reply-To and the full References chain so it threads, the original quoted below (quote=false to leave it out). " +
+			"The original is marked answered." + untrustedNote,
+		toolset:  ToolsetMail,
+		readOnly: false, destructive: false, idempotent: false, openWorld: true,
+		changesMail: true,
+		params: []mcp.ToolOption{
+			mcp.WithAny("uid", mcp.Required(), uidSchema(), mcp.Description("the message to reply to: UID or id")),
+			mcp.WithString("folder", mcp.DefaultString("INBOX")),
+			mcp.WithString("body", mcp.Required(), mcp.Description("plain-text reply")),
+			mcp.WithString("body_html", mcp.Description("optional HTML reply")),
+			mcp.WithBoolean("reply_all", mcp.DefaultBool(false)),
+			mcp.WithBoolean("quote", mcp.DefaultBool(true), mcp.Description("quote the original below the reply")),
+		},
+		output: mcp.WithOutputSchema[ReplyResult](),
+		handle: func(ctx context.Context, req mcp.CallToolRequest) (any, error) {
+			var args replyArgs
+			if err := bindArgs(req, &args); err != nil {
+				return nil, err
+			}
+			return o.reply(ctx, mail, args)
+		},
+	}
+}
+
+func (o *outbox) reply(ctx context.Context, mail Mailbox, a replyArgs) (*ReplyResult, error) {
+	folder, err := checkFolder(a.Folder, "folder")
+	if err != nil {
+		return nil, err
+	}
+	if a.UID == nil || a.Body == nil {
+		return nil, invalidArg("uid and body are required")
+	}
+	orig, err := mail.FetchMessage(ctx, folder, a.UID.UID, readPrefix)
+	if err != nil {
+		return nil, messageError(err, folder, a.UID.UID)
+	}
+	if err := checkValidity(*a.UID, orig.UIDValidity, folder); err != nil {
+		return nil, err
+	}
+	hdr, _ := message.ParseHeader(orig.Raw)
+	m, err := o.replyMessage(ctx, mail, folder, orig, hdr, a)
+	if err != nil {
+		return nil, err
+	}
+	if len(m.To) == 0 {
+		return nil, invalidArg("the original has no address to reply to (no From or Reply-To)")
+	}
+	sent, err := o.send(ctx, m)
+	if err != nil {
+		return nil, err
+	}
+	answered := true
+	if _, err := mail.SetFlags(context.WithoutCancel(ctx), folder, []uint32{orig.UID}, imap.FlagChange{Answered: &answered}); err != nil {
+		o.log.Warn("reply sent but \\Answered not set", "uid", orig.UID, "err", err)
+	}
+	return &ReplyResult{SendResult: *sent, To: addrStrings(m.To), Cc: addrStrings(m.Cc), Subject: m.Subject}, nil
+}
+
+// replyMessage composes the reply: recipients, threading headers, quote.
+func (o *outbox) replyMessage(ctx context.Context, mail Mailbox, folder string, orig *imap.Message, hdr message.Header, a replyArgs) (*smtp.Message, error) {
+	from, err := o.from("")
+	if err != nil {
+		return nil, err
+	}
+	to, cc := smtp.ReplyRecipients(smtp.Original{
+		From: smtpAddrs(hdr.From), ReplyTo: smtpAddrs(hdr.ReplyTo), To: smtpAddrs(hdr.To), Cc: smtpAddrs(hdr.Cc),
+	}, []string{o.opts.From}, a.ReplyAll)
+	m := &smtp.Message{
+		From: from, To: to, Cc: cc, Subject: smtp.ReplySubject(hdr.Subject),
+		Text: *a.Body, HTML: a.BodyHTML, Date: time.Now(),
+		InReplyTo: hdr.MessageID, References: smtp.ReplyReferences(hdr.References, hdr.MessageID),
+	}
+	if a.Quote == nil || *a.Quote {
+		bodies, err := messageBodies(ctx, mail, folder, orig)
+		if err != nil {
+			return nil, messageError(err, folder, orig.UID)
+		}
+		var sender smtp.Address
+		if len(hdr.From) > 0 {
+			sender = smtp.Address{Name: hdr.From[0].Name, Email: hdr.From[0].Email}
+		}
+		m.Text += "\n\n" + smtp.QuoteBody(clean(bodies.Text), smtp.Attribution(hdr.Date, sender))
+	}
+	return m, nil
+}
+
+func smtpAddrs(l []message.Address) []smtp.Address {
+	out := make([]smtp.Address, 0, len(l))
+	for _, a := range l {
+		if a.Email != "" {
+			out = append(out, smtp.Address{Name: a.Name, Email: a.Email})
+		}
+	}
+	return out
+}
+
+func addrStrings(l []smtp.Address) []string {
+	out := make([]string, 0, len(l))
+	for _, a := range l {
+		out = append(out, formatAddress(a.Name, a.Email))
+	}
+	return out
+}

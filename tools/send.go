@@ -1,0 +1,173 @@
+package tools
+
+import (
+	"context"
+	"errors"
+	"io"
+	"log/slog"
+	"strings"
+	"time"
+
+	"github.com/email-mcp/email-mcp/imap"
+	"github.com/email-mcp/email-mcp/smtp"
+)
+
+// Sender is the SMTP side the send tools use (smtp.Sender).
+type Sender interface {
+	Send(ctx context.Context, env smtp.Envelope, msg io.WriterTo) (smtp.Result, error)
+}
+
+var _ Sender = (*smtp.Sender)(nil)
+
+// SentStore is what the sent copy needs of the IMAP side.
+type SentStore interface {
+	Append(ctx context.Context, folder string, flags []string, date time.Time, size int64, r io.Reader) (uint32, error)
+	FindSpecialUse(ctx context.Context, use string) (string, error)
+	ListFolders(ctx context.Context, counts bool) ([]imap.Folder, error)
+	Search(ctx context.Context, folder string, crit imap.SearchCriteria, page imap.PageRequest) (*imap.SearchResult, error)
+}
+
+// SendOptions configure the send tools.
+type SendOptions struct {
+	From     string // the From address: SMTP_USER or INBOX_ADDRESS
+	FromName string // DEFAULT_FROM_NAME
+	// SaveSent is "auto" (keep a copy in the Sent folder when there is one
+	// and the server did not file one itself), "true" (always; a missing Sent
+	// folder is a failed copy) or "false".
+	SaveSent   string
+	SentFolder string // SENT_FOLDER; "" finds the \Sent folder
+}
+
+// Sent-copy outcomes, as send results report them.
+const (
+	copySaved    = "saved"
+	copySkipped  = "skipped"
+	copyFailed   = "failed"
+	copyDisabled = "disabled"
+)
+
+// outbox sends composed messages and files their sent copies.
+type outbox struct {
+	sender Sender
+	store  SentStore
+	opts   SendOptions
+	log    *slog.Logger
+}
+
+// SendResult is send_email's result.
+type SendResult struct {
+	Success   bool     `json:"success"`
+	MessageID string   `json:"message_id" jsonschema:"Message-ID of the sent mail, without angle brackets"`
+	Accepted  []string `json:"accepted" jsonschema:"recipients the server accepted"`
+	Rejected  []string `json:"rejected" jsonschema:"recipients the server refused (the mail went to the others)"`
+	SentCopy  string   `json:"sent_copy" jsonschema:"saved, skipped (no Sent folder, or the server filed its own), failed, or disabled"`
+}
+
+// from is our own address with the display name of the call or the default.
+func (o *outbox) from(name string) (smtp.Address, error) {
+	if name == "" {
+		name = o.opts.FromName
+	}
+	if containsControl(name) {
+		return smtp.Address{}, invalidArg("from_name must be one line of text")
+	}
+	return smtp.Address{Name: name, Email: o.opts.From}, nil
+}
+
+// send submits m and, after a successful submission, keeps the sent copy.
+// A failed copy never turns a sent message into an error.
+func (o *outbox) send(ctx context.Context, m *smtp.Message) (*SendResult, error) {
+	if err := m.Validate(); err != nil {
+		return nil, sendError(err)
+	}
+	res, err := o.sender.Send(ctx, m.Envelope(), m)
+	if err != nil {
+		return nil, sendError(err)
+	}
+	out := &SendResult{Success: true, MessageID: m.ID(), Accepted: nonNil(res.Accepted), Rejected: []string{}}
+	for _, r := range res.Rejected {
+		out.Rejected = append(out.Rejected, r.Address)
+	}
+	out.SentCopy = o.keepCopy(ctx, m)
+	return out, nil
+}
+
+// sendError turns SMTP failures into tool errors: an invalid argument says
+// which field, a rejection lists the recipients.
+func sendError(err error) error {
+	var rej *smtp.RejectedError
+	switch {
+	case errors.Is(err, smtp.ErrInvalidArgument):
+		return &Error{Code: CodeInvalidArgument, Message: trimInvalid(err), Cause: err}
+	case errors.As(err, &rej):
+		rejected := []string{}
+		for _, r := range rej.Result.Rejected {
+			rejected = append(rejected, r.Address)
+		}
+		return &Error{Code: CodeSendRejected, Message: "the mail server refused the message; nothing was sent",
+			Cause: err, Details: map[string]any{"accepted": []string{}, "rejected": rejected}}
+	case errors.Is(err, smtp.ErrTooLarge):
+		return &Error{Code: CodeAttachmentTooLarge, Message: "the message is larger than the mail server accepts", Cause: err}
+	}
+	return err
+}
+
+// keepCopy appends the exact bytes that were sent to the Sent folder, with
+// \Seen, unless a copy with the same Message-ID is already there.
+func (o *outbox) keepCopy(ctx context.Context, m *smtp.Message) string {
+	if o.opts.SaveSent == "false" || o.store == nil {
+		return copyDisabled
+	}
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Minute)
+	defer cancel()
+	folder, err := o.sentFolder(ctx)
+	switch {
+	case err != nil:
+		o.log.Warn("sent copy: no Sent folder", "err", err)
+		return copyFailed
+	case folder == "" && o.opts.SaveSent == "true":
+		o.log.Warn("sent copy: SAVE_SENT=true but the account has no Sent folder (set SENT_FOLDER)")
+		return copyFailed
+	case folder == "":
+		return copySkipped
+	}
+	found, err := o.store.Search(ctx, folder, imap.SearchCriteria{MessageID: m.ID()}, imap.PageRequest{Limit: 1})
+	if err == nil && found.Total > 0 {
+		return copySkipped // the server filed its own (Gmail does)
+	}
+	size, err := m.Size()
+	if err == nil {
+		pr, pw := io.Pipe()
+		go func() { _, werr := m.WriteTo(pw); pw.CloseWithError(werr) }()
+		_, err = o.store.Append(ctx, folder, []string{`\Seen`}, m.Date, size, pr)
+		pr.CloseWithError(err)
+	}
+	if err != nil {
+		o.log.Warn("sent copy failed", "folder", folder, "err", err)
+		return copyFailed
+	}
+	return copySaved
+}
+
+// sentFolder is SENT_FOLDER, the \Sent folder, or a folder with a usual
+// Sent name; "" when there is none.
+func (o *outbox) sentFolder(ctx context.Context) (string, error) {
+	if o.opts.SentFolder != "" {
+		return o.opts.SentFolder, nil
+	}
+	if f, err := o.store.FindSpecialUse(ctx, `\Sent`); err != nil || f != "" {
+		return f, err
+	}
+	folders, err := o.store.ListFolders(ctx, false)
+	if err != nil {
+		return "", err
+	}
+	for _, name := range []string{"Sent", "Sent Items", "Sent Messages", "Sent Mail", "INBOX.Sent", "INBOX/Sent", "[Gmail]/Sent Mail"} {
+		for _, f := range folders {
+			if strings.EqualFold(f.Name, name) {
+				return f.Name, nil
+			}
+		}
+	}
+	return "", nil
+}

@@ -1,0 +1,113 @@
+package tools
+
+import (
+	"context"
+	"errors"
+	"io"
+
+	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/email-mcp/email-mcp/attachments"
+	"github.com/email-mcp/email-mcp/smtp"
+)
+
+// SentAttachment is one file of send_email_with_attachments' result.
+type SentAttachment struct {
+	FilePath    string `json:"file_path"`
+	Filename    string `json:"filename"`
+	ContentType string `json:"content_type"`
+	SizeBytes   int64  `json:"size_bytes"`
+}
+
+// SendAttachmentsResult is send_email_with_attachments' result.
+type SendAttachmentsResult struct {
+	SendResult
+	Attachments []SentAttachment `json:"attachments"`
+}
+
+type sendAttachmentsArgs struct {
+	sendArgs
+	AttachmentPaths []string `json:"attachment_paths"`
+}
+
+const maxAttachments = 20
+
+func sendAttachmentsSpec(o *outbox, files *attachments.Workspace) *spec {
+	params := append(sendParams(), mcp.WithArray("attachment_paths", mcp.Required(), mcp.WithStringItems(), mcp.MinItems(1), mcp.MaxItems(maxAttachments),
+		mcp.Description("files in the attachments workspace: attachments/email/uploads/report.pdf (or uploads/report.pdf); downloads/ works too")))
+	return &spec{
+		name:  "send_email_with_attachments",
+		title: "Send an email with attachments",
+		description: "Send a new email with files from the attachments workspace (EMAIL_BASE_DIR/attachments/email/uploads or downloads). " +
+			"Nothing outside those two folders can be attached: no dotfiles, no links out, no other paths.",
+		toolset:  ToolsetMail,
+		readOnly: false, destructive: false, idempotent: false, openWorld: true,
+		changesMail: true,
+		params:      params,
+		output:      mcp.WithOutputSchema[SendAttachmentsResult](),
+		handle: func(ctx context.Context, req mcp.CallToolRequest) (any, error) {
+			var args sendAttachmentsArgs
+			if err := bindArgs(req, &args); err != nil {
+				return nil, err
+			}
+			return o.sendWithAttachments(ctx, files, args)
+		},
+	}
+}
+
+func (o *outbox) sendWithAttachments(ctx context.Context, files *attachments.Workspace, a sendAttachmentsArgs) (*SendAttachmentsResult, error) {
+	if files == nil {
+		return nil, invalidArg("attachments are disabled: set EMAIL_BASE_DIR to a folder for the attachments workspace")
+	}
+	if len(a.AttachmentPaths) == 0 || len(a.AttachmentPaths) > maxAttachments {
+		return nil, invalidArg("attachment_paths needs 1 to %d files", maxAttachments)
+	}
+	m, err := o.compose(a.sendArgs)
+	if err != nil {
+		return nil, err
+	}
+	var total int64
+	var listed []SentAttachment
+	for _, p := range a.AttachmentPaths {
+		f, err := files.Stat(p)
+		if err != nil {
+			return nil, pathError(err, p)
+		}
+		total += f.Size
+		if total > files.MaxFileSize() {
+			return nil, errorf(CodeAttachmentTooLarge, "the attachments add up to more than %d bytes (MAX_ATTACHMENT_SIZE_MB)", files.MaxFileSize())
+		}
+		path := p
+		m.Attachments = append(m.Attachments, smtp.Attachment{
+			Filename: f.Name, ContentType: f.ContentType, Size: f.Size,
+			Open: func() (io.ReadCloser, error) { _, rc, err := files.Open(path); return rc, err },
+		})
+		listed = append(listed, SentAttachment{FilePath: f.Path, Filename: f.Name, ContentType: f.ContentType, SizeBytes: f.Size})
+	}
+	sent, err := o.send(ctx, m)
+	if err != nil {
+		return nil, err
+	}
+	return &SendAttachmentsResult{SendResult: *sent, Attachments: listed}, nil
+}
+
+// pathError names the path in workspace errors.
+func pathError(err error, p string) error {
+	te := Classify(err)
+	switch {
+	case errors.Is(err, attachments.ErrNotFound):
+		te.Message = "attachment path " + quote(p) + " does not exist in the workspace (put files in attachments/email/uploads/)"
+		return te
+	}
+	switch te.Code {
+	case CodePathOutsideWorkspace:
+		te.Message = "attachment path " + quote(p) + " is outside the attachments workspace (only attachments/email/uploads/ and downloads/, no dotfiles)"
+	case CodeInvalidArgument:
+		te.Message = "attachment path " + quote(p) + " is not a readable regular file in the workspace"
+	case CodeAttachmentTooLarge:
+		te.Message = "attachment " + quote(p) + " is larger than MAX_ATTACHMENT_SIZE_MB"
+	}
+	return te
+}
+
+func quote(s string) string { return "\"" + truncate(s, 200) + "\"" }
