@@ -36,12 +36,19 @@ func runCheck(ctx context.Context, cfg *config.Config, stdout, stderr io.Writer)
 	fmt.Fprintf(stdout, "IMAP %s (%s)\n", id.Address, id.Security)
 	failed += printDiagnosis(stdout, id.Steps, id.Err)
 
-	sd := a.sender.Diagnose(ctx)
-	fmt.Fprintf(stdout, "SMTP %s (%s)\n", sd.Address, sd.Security)
-	failed += printDiagnosis(stdout, sd.Steps, sd.Err)
+	parts := 1
+	if a.sender != nil {
+		parts++
+		sd := a.sender.Diagnose(ctx)
+		fmt.Fprintf(stdout, "SMTP %s (%s)\n", sd.Address, sd.Security)
+		failed += printDiagnosis(stdout, sd.Steps, sd.Err)
+	} else {
+		fmt.Fprintln(stdout, "SMTP not configured (MCP_READ_ONLY=true without SMTP_HOST): sending is off")
+		fmt.Fprintln(stdout)
+	}
 
 	if failed > 0 {
-		fmt.Fprintf(stdout, "Result: FAILED (%d of 2 parts)\n", failed)
+		fmt.Fprintf(stdout, "Result: FAILED (%d of %d parts)\n", failed, parts)
 		return exitFailure
 	}
 	fmt.Fprintln(stdout, "Result: OK")

@@ -27,7 +27,7 @@ type app struct {
 	sandbox *devmail.Server        // nil with a real account
 	files   *attachments.Workspace // nil without EMAIL_BASE_DIR
 	mail    *imap.Client
-	sender  *smtp.Sender
+	sender  *smtp.Sender // nil without SMTP_HOST (read-only)
 	tools   *tools.Server
 }
 
@@ -82,11 +82,13 @@ func newApp(ctx context.Context, cfg *config.Config, log *slog.Logger, so sandbo
 		a.files = ws
 	}
 	a.mail = imap.New(imapOpts)
-	a.sender = smtp.New(smtpOpts)
-	ts, err := tools.New(tools.Deps{
-		Mail: a.mail, Files: a.files, Sender: a.sender, Sent: a.mail,
-		Send: tools.SendOptions{From: fromAddress(cfg), FromName: cfg.DefaultFromName, SaveSent: string(cfg.SaveSent), SentFolder: cfg.SentFolder},
-	}, tools.Options{
+	deps := tools.Deps{Mail: a.mail, Files: a.files, Sent: a.mail}
+	if smtpOpts.Host != "" { // SMTP_HOST may be empty only with MCP_READ_ONLY=true
+		a.sender = smtp.New(smtpOpts)
+		deps.Sender = a.sender
+	}
+	deps.Send = tools.SendOptions{From: fromAddress(cfg), FromName: cfg.DefaultFromName, SaveSent: string(cfg.SaveSent), SentFolder: cfg.SentFolder}
+	ts, err := tools.New(deps, tools.Options{
 		Name:             cfg.MCPServerName,
 		Version:          buildVersion(),
 		ReadOnly:         cfg.MCPReadOnly,
@@ -244,10 +246,11 @@ func randomToken(n int) string {
 // readyChecks are what /ready verifies: an IMAP NOOP through the pool and an
 // SMTP EHLO.
 func (a *app) readyChecks() []tools.ReadyCheck {
-	return []tools.ReadyCheck{
-		{Name: "imap", Check: a.mail.Noop},
-		{Name: "smtp", Check: a.sender.Check},
+	checks := []tools.ReadyCheck{{Name: "imap", Check: a.mail.Noop}}
+	if a.sender != nil {
+		checks = append(checks, tools.ReadyCheck{Name: "smtp", Check: a.sender.Check})
 	}
+	return checks
 }
 
 // shutdownTimeout bounds the drain of in-flight calls on SIGTERM.
