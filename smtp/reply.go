@@ -55,7 +55,8 @@ func ReplyReferences(origRefs []string, origID string) []string {
 // original To joins To and the original Cc becomes Cc. Our own addresses
 // (self, compared case-insensitively) are left out and every address
 // appears once. When that leaves To empty (a reply to a message we sent),
-// To is the original's To.
+// To is the original's To; when even that is only us (a note to self), the
+// reply goes to the original's Reply-To or From after all.
 func ReplyRecipients(orig Original, self []string, all bool) (to, cc []Address) {
 	skip := map[string]bool{}
 	for _, s := range self {
@@ -81,6 +82,14 @@ func ReplyRecipients(orig Original, self []string, all bool) (to, cc []Address) 
 	}
 	if all {
 		cc = take(nil, orig.Cc)
+	}
+	if len(to) == 0 {
+		for _, a := range primary {
+			if a.Email != "" {
+				to = append(to, a)
+				break
+			}
+		}
 	}
 	return to, cc
 }

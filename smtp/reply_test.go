@@ -97,6 +97,9 @@ func TestReplyRecipients(t *testing.T) {
 			[]string{"b@x"}, []string{}},
 		{"reply-all to my own message", smtp.Original{From: addrs("me@example.com"), To: addrs("b@x"), Cc: addrs("c@x")}, true,
 			[]string{"b@x"}, []string{"c@x"}},
+		{"a note to self is answered to self", smtp.Original{From: addrs("me@example.com"), To: addrs("ME@example.com")}, false,
+			[]string{"me@example.com"}, []string{}},
+		{"no address at all", smtp.Original{}, true, []string{}, []string{}},
 	}
 	for _, tt := range tests {
 		to, cc := smtp.ReplyRecipients(tt.orig, self, tt.all)

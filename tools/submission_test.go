@@ -1,0 +1,165 @@
+package tools_test
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"log/slog"
+	"net"
+	"os"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/emersion/go-sasl"
+	gosmtp "github.com/emersion/go-smtp"
+	"github.com/mark3labs/mcp-go/client"
+
+	"github.com/email-mcp/email-mcp/imap"
+	"github.com/email-mcp/email-mcp/internal/mailtest"
+	"github.com/email-mcp/email-mcp/smtp"
+	"github.com/email-mcp/email-mcp/tools"
+)
+
+// relay is a submission server in front of the account's mailbox: on the
+// Dovecot tier it delivers through Dovecot's LMTP (a real delivery into a
+// real Maildir), in-process it APPENDs to the account's INBOX. It requires
+// AUTH, like a real submission service.
+type relay struct {
+	t    *testing.T
+	acct *mailtest.Account
+	mu   sync.Mutex
+	got  [][]byte
+}
+
+func (r *relay) NewSession(*gosmtp.Conn) (gosmtp.Session, error) { return &relaySession{r: r}, nil }
+
+type relaySession struct {
+	r      *relay
+	authed bool
+	rcpts  []string
+	from   string
+}
+
+func (s *relaySession) AuthMechanisms() []string { return []string{"PLAIN"} }
+func (s *relaySession) Auth(string) (sasl.Server, error) {
+	return sasl.NewPlainServer(func(_, user, pass string) error {
+		if user != s.r.acct.Username || pass != s.r.acct.Password {
+			return errors.New("bad credentials")
+		}
+		s.authed = true
+		return nil
+	}), nil
+}
+func (s *relaySession) Mail(from string, _ *gosmtp.MailOptions) error {
+	if !s.authed {
+		return gosmtp.ErrAuthRequired
+	}
+	s.from = from
+	return nil
+}
+func (s *relaySession) Rcpt(to string, _ *gosmtp.RcptOptions) error {
+	s.rcpts = append(s.rcpts, to)
+	return nil
+}
+func (s *relaySession) Data(r io.Reader) error {
+	raw, err := io.ReadAll(r)
+	if err != nil {
+		return err
+	}
+	s.r.mu.Lock()
+	s.r.got = append(s.r.got, raw)
+	s.r.mu.Unlock()
+	if addr := os.Getenv("DOVECOT_LMTP_ADDR"); s.r.acct.Dovecot && addr != "" {
+		return deliverLMTP(addr, s.from, s.r.acct.Username, raw)
+	}
+	s.r.acct.Append(s.r.t, "INBOX", raw)
+	return nil
+}
+func (s *relaySession) Reset()        { s.rcpts, s.from = nil, "" }
+func (s *relaySession) Logout() error { return nil }
+
+// deliverLMTP hands the message to Dovecot's LMTP for the account's user.
+func deliverLMTP(addr, from, user string, raw []byte) error {
+	conn, err := net.Dial("tcp", addr)
+	if err != nil {
+		return err
+	}
+	c := gosmtp.NewClientLMTP(conn)
+	defer c.Close()
+	if err := c.Hello("localhost"); err != nil {
+		return err
+	}
+	return c.SendMail(from, []string{user}, bytes.NewReader(raw))
+}
+
+// TestSubmissionRoundTrip sends through a submission server that needs AUTH
+// into the account's real mailbox (Dovecot's LMTP on the tier), then reads
+// the mail back with read_email: the headers are the ones sent.
+func TestSubmissionRoundTrip(t *testing.T) {
+	acct := mailtest.NewAccount(t)
+	rl := &relay{t: t, acct: acct}
+	srv := gosmtp.NewServer(rl)
+	srv.Domain, srv.AllowInsecureAuth = "localhost", true
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	go func() { _ = srv.Serve(ln) }()
+	t.Cleanup(func() { _ = srv.Close() })
+	shost, sport := splitAddr(t, ln.Addr().String())
+	mail := imap.New(imap.Options{Host: acct.Host, Port: acct.Port, Username: acct.Username, Password: acct.Password, Security: imap.SecurityPlain})
+	t.Cleanup(func() { _ = mail.Close() })
+	sender := smtp.New(smtp.Options{Host: shost, Port: sport, Username: acct.Username, Password: acct.Password, Security: smtp.SecurityPlain})
+	ts, err := tools.New(tools.Deps{Mail: mail, Sent: mail, Sender: sender,
+		Send: tools.SendOptions{From: acct.Username, FromName: "Round Trip", SaveSent: "true"}}, tools.Options{Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := client.NewInProcessClient(ts.MCP())
+	if err != nil {
+		t.Fatal(err)
+	}
+	initClient(t, c)
+	e := &mailEnv{acct: acct, client: c}
+
+	var sent tools.SendResult
+	e.call(t, "send_email", map[string]any{"to": acct.Username, "cc": "Copy <copy@example.test>", "subject": "Über den Round trip",
+		"body": "Zeile eins\nZeile zwei – with UTF-8", "body_html": "<p>Zeile <b>eins</b></p>"}, &sent)
+	if sent.SentCopy != "saved" || len(sent.Accepted) != 2 {
+		t.Errorf("send = %+v, want saved and 2 accepted", sent)
+	}
+	got := findOne(t, e, "INBOX", "Round trip")
+	var read tools.ReadResult
+	e.call(t, "read_email", map[string]any{"uid": got.UID, "format": "both"}, &read)
+	if read.Subject != "Über den Round trip" || read.MessageID != sent.MessageID || read.From != "Round Trip <"+acct.Username+">" ||
+		len(read.Cc) != 1 || read.Cc[0] != "Copy <copy@example.test>" || !strings.Contains(read.BodyText, "Zeile zwei – with UTF-8") || read.BodyHTML == nil {
+		t.Errorf("read back = %+v", read)
+	}
+	// The reply threads, through the same path.
+	var reply tools.ReplyResult
+	e.call(t, "reply_email", map[string]any{"uid": got.UID, "body": "Antwort"}, &reply)
+	var r2 tools.SearchResult
+	e.call(t, "search_emails", map[string]any{"subject": "Re: Über den Round trip"}, &r2)
+	if r2.Total != 1 {
+		t.Fatalf("reply not delivered: %+v", r2)
+	}
+	var rr tools.ReadResult
+	e.call(t, "read_email", map[string]any{"uid": r2.Messages[0].UID}, &rr)
+	if rr.InReplyTo != sent.MessageID || len(rr.References) != 1 || rr.References[0] != sent.MessageID {
+		t.Errorf("reply threading = %q %v, want %q", rr.InReplyTo, rr.References, sent.MessageID)
+	}
+	if !strings.Contains(strings.Join(acct.Flags(t, "INBOX", got.UID), " "), `\Answered`) {
+		t.Error(`the original is not \Answered`)
+	}
+	var sentFolder tools.SearchResult
+	e.call(t, "search_emails", map[string]any{"folder": acct.Folder("Sent")}, &sentFolder)
+	if sentFolder.Total != 2 {
+		t.Errorf("Sent holds %d copies, want 2", sentFolder.Total)
+	}
+	rl.mu.Lock()
+	defer rl.mu.Unlock()
+	if len(rl.got) != 2 || bytes.Contains(bytes.ToLower(rl.got[0]), []byte("\nbcc:")) {
+		t.Errorf("relay received %d messages", len(rl.got))
+	}
+}
