@@ -24,20 +24,43 @@ type conn struct {
 	lastUsed time.Time
 	spoiled  bool       // an exchange was cut off: never reuse
 	sel      *selection // the selected folder; nil when none (see select.go)
+	// exists gets a token when the server reports the number of messages
+	// of the selected folder (EXISTS) on its own: new mail. Only a watcher
+	// reads it; elsewhere the token just stays.
+	exists chan struct{}
 }
 
-// clientOptions are the imapclient options of every connection. No
-// DebugWriter: the wire log would contain the password.
-func clientOptions() *imapclient.Options {
+// newConnState is a conn without its imapclient yet: the client's options
+// need the conn (see options).
+func newConnState(dc *deadlineConn, isTLS bool) *conn {
+	return &conn{dc: dc, tls: isTLS, lastUsed: time.Now(), exists: make(chan struct{}, 1)}
+}
+
+// options are the imapclient options of the connection. No DebugWriter:
+// the wire log would contain the password. The handler runs on
+// imapclient's reader goroutine, so it never blocks.
+func (cn *conn) options() *imapclient.Options {
 	return &imapclient.Options{
 		WordDecoder: &mime.WordDecoder{CharsetReader: charset.Reader},
+		UnilateralDataHandler: &imapclient.UnilateralDataHandler{
+			Mailbox: func(d *imapclient.UnilateralDataMailbox) {
+				if d.NumMessages == nil {
+					return
+				}
+				select {
+				case cn.exists <- struct{}{}:
+				default:
+				}
+			},
+		},
 	}
 }
 
 // newConn starts an imapclient over nc (no I/O until the greeting is read).
 func newConn(nc net.Conn, isTLS bool) *conn {
-	dc := &deadlineConn{Conn: nc}
-	return &conn{ic: imapclient.New(dc, clientOptions()), dc: dc, tls: isTLS, lastUsed: time.Now()}
+	cn := newConnState(&deadlineConn{Conn: nc}, isTLS)
+	cn.ic = imapclient.New(cn.dc, cn.options())
+	return cn
 }
 
 // run runs fn under ctx and timeout (see bridge); a cut-off exchange spoils

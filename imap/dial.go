@@ -163,13 +163,12 @@ func (c *Client) openStartTLS(ctx context.Context, d *Diagnosis) (*conn, error) 
 	if err != nil {
 		return nil, err
 	}
-	dc := &deadlineConn{Conn: nc}
-	opts := clientOptions()
+	cn := newConnState(&deadlineConn{Conn: nc}, true)
+	opts := cn.options()
 	opts.TLSConfig = c.tlsConfig(d)
-	var ic *imapclient.Client
-	spoiled, err := bridge(ctx, dc, c.opts.CommandTimeout, func() error {
+	spoiled, err := bridge(ctx, cn.dc, c.opts.CommandTimeout, func() error {
 		var err error
-		ic, err = imapclient.NewStartTLS(dc, opts) // closes dc on failure
+		cn.ic, err = imapclient.NewStartTLS(cn.dc, opts) // closes dc on failure
 		return err
 	})
 	if err != nil {
@@ -183,7 +182,7 @@ func (c *Client) openStartTLS(ctx context.Context, d *Diagnosis) (*conn, error) 
 		return nil, err
 	}
 	d.stepf("STARTTLS: ok")
-	cn := &conn{ic: ic, dc: dc, tls: true, lastUsed: time.Now(), spoiled: spoiled}
+	cn.spoiled = spoiled
 	if err := cn.run(ctx, c.opts.CommandTimeout, func(*imapclient.Client) error { return loadCaps(cn) }); err != nil {
 		cn.close()
 		err = connError("capabilities after STARTTLS", err, ErrConnection)

@@ -53,12 +53,15 @@ var (
 	ErrSearchCharset = errors.New("imap: search charset not supported by the server")
 	// ErrPartNotFound: the message has no body part at the asked path.
 	ErrPartNotFound = errors.New("imap: message part not found")
+	// ErrOverflow: a subscription's reader fell WatchQueue messages behind;
+	// the subscription was closed so that the watcher never waits for it.
+	ErrOverflow = errors.New("imap: subscriber fell too far behind")
 )
 
 // kinds is every sentinel, for hasKind.
 var kinds = []error{ErrFolderNotFound, ErrMessageNotFound, ErrAuthFailed, ErrTLS,
 	ErrConnection, ErrClosed, ErrProtocol, ErrInvalid, ErrUIDValidityChanged,
-	ErrUnsupported, ErrSearchCharset, ErrPartNotFound,
+	ErrUnsupported, ErrSearchCharset, ErrPartNotFound, ErrOverflow,
 	context.DeadlineExceeded, context.Canceled}
 
 // verdicts are the kinds this package decides on after a complete, healthy

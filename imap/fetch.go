@@ -1,6 +1,7 @@
 package imap
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"slices"
@@ -33,41 +34,126 @@ func (c *Client) FetchMessage(ctx context.Context, folder string, uid uint32, pr
 	if err := checkTarget(folder, uid); err != nil {
 		return nil, fmt.Errorf("%s: %w", op, err)
 	}
-	whole := &goimap.FetchItemBodySection{Peek: true}
-	if prefixBytes > 0 {
-		whole.Partial = &goimap.SectionPartial{Size: prefixBytes}
-	}
-	opts := &goimap.FetchOptions{
-		UID: true, Flags: true, InternalDate: true, RFC822Size: true,
-		BodyStructure: &goimap.FetchItemBodyStructure{Extended: true},
-		BodySection:   []*goimap.FetchItemBodySection{whole},
-	}
 	var m *Message
 	err := c.do(ctx, op, func(cn *conn) error {
 		sel, _, err := cn.selectFolder(folder, false)
 		if err != nil {
 			return err
 		}
-		b, err := fetchOne(cn, uid, opts)
+		whole := wholeSection(prefixBytes)
+		b, err := fetchOne(cn, uid, messageFetch(whole, true))
 		if err != nil {
 			return err
 		}
-		m = &Message{
-			UID: uid, UIDValidity: sel.uidValidity, Flags: flagStrings(b.Flags),
-			InternalDate: b.InternalDate, Size: b.RFC822Size, Raw: b.FindBodySection(whole),
-		}
-		if b.BodyStructure != nil {
-			m.Structure = structureOf(b.BodyStructure, nil)
-		}
-		n := int64(len(m.Raw))
-		// Fewer bytes than asked: the server had no more.
-		m.Complete = prefixBytes <= 0 || n < prefixBytes || m.Size <= n
+		m = messageOf(b, sel.uidValidity, whole, prefixBytes)
 		return nil
 	})
 	if err != nil {
 		return nil, err
 	}
 	return m, nil
+}
+
+// FetchMessages reads many messages of folder with a single UID FETCH after
+// the EXAMINE (none when the folder is selected already), with the items
+// of FetchMessage. The messages come in ascending UID order; a UID the
+// folder does not have is simply absent. No UID: nothing to do, no I/O.
+// More than MaxPageSize UIDs, or UID 0, is ErrInvalid.
+func (c *Client) FetchMessages(ctx context.Context, folder string, uids []uint32, prefixBytes int64) ([]*Message, error) {
+	op := fmt.Sprintf("fetch %d messages in %q", len(uids), folder)
+	err := checkFolder(folder)
+	switch {
+	case err != nil:
+	case len(uids) > MaxPageSize:
+		err = fmt.Errorf("%d UIDs, at most %d: %w", len(uids), MaxPageSize, ErrInvalid)
+	case slices.Contains(uids, 0):
+		err = fmt.Errorf("UID 0: %w", ErrInvalid)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", op, err)
+	}
+	if len(uids) == 0 {
+		return []*Message{}, nil
+	}
+	var out []*Message
+	err = c.do(ctx, op, func(cn *conn) error {
+		sel, _, err := cn.selectFolder(folder, false)
+		if err != nil {
+			return err
+		}
+		out, err = fetchMessages(cn, sel.uidValidity, uids, prefixBytes, true)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// fetchMessages runs one UID FETCH of uids on the selected folder and
+// returns what came back for them, in ascending UID order. Answers for
+// other UIDs (a server may report flag changes on its own) are left out.
+func fetchMessages(cn *conn, uidValidity uint32, uids []uint32, prefixBytes int64, structure bool) ([]*Message, error) {
+	whole := wholeSection(prefixBytes)
+	set := goimap.UIDSet{}
+	want := make(map[uint32]bool, len(uids))
+	for _, u := range uids {
+		set.AddNum(goimap.UID(u))
+		want[u] = true
+	}
+	bufs, err := cn.ic.Fetch(set, messageFetch(whole, structure)).Collect()
+	if err != nil {
+		return nil, fmt.Errorf("uid fetch: %w", err)
+	}
+	out := make([]*Message, 0, len(bufs))
+	for _, b := range bufs {
+		u := uint32(b.UID)
+		if !want[u] || b.FindBodySection(whole) == nil {
+			continue
+		}
+		want[u] = false // once, whatever the server repeats
+		out = append(out, messageOf(b, uidValidity, whole, prefixBytes))
+	}
+	slices.SortFunc(out, func(a, b *Message) int { return cmp.Compare(a.UID, b.UID) })
+	return out, nil
+}
+
+// wholeSection is BODY.PEEK[]<0.prefixBytes>, or BODY.PEEK[] when
+// prefixBytes <= 0.
+func wholeSection(prefixBytes int64) *goimap.FetchItemBodySection {
+	whole := &goimap.FetchItemBodySection{Peek: true}
+	if prefixBytes > 0 {
+		whole.Partial = &goimap.SectionPartial{Size: prefixBytes}
+	}
+	return whole
+}
+
+// messageFetch is UID FLAGS INTERNALDATE RFC822.SIZE whole, and
+// BODYSTRUCTURE when structure is set.
+func messageFetch(whole *goimap.FetchItemBodySection, structure bool) *goimap.FetchOptions {
+	opts := &goimap.FetchOptions{
+		UID: true, Flags: true, InternalDate: true, RFC822Size: true,
+		BodySection: []*goimap.FetchItemBodySection{whole},
+	}
+	if structure {
+		opts.BodyStructure = &goimap.FetchItemBodyStructure{Extended: true}
+	}
+	return opts
+}
+
+// messageOf builds a Message from the answer to messageFetch.
+func messageOf(b *imapclient.FetchMessageBuffer, uidValidity uint32, whole *goimap.FetchItemBodySection, prefixBytes int64) *Message {
+	m := &Message{
+		UID: uint32(b.UID), UIDValidity: uidValidity, Flags: flagStrings(b.Flags),
+		InternalDate: b.InternalDate, Size: b.RFC822Size, Raw: b.FindBodySection(whole),
+	}
+	if b.BodyStructure != nil {
+		m.Structure = structureOf(b.BodyStructure, nil)
+	}
+	n := int64(len(m.Raw))
+	// Fewer bytes than asked: the server had no more.
+	m.Complete = prefixBytes <= 0 || n < prefixBytes || m.Size <= n
+	return m
 }
 
 // FetchParts returns the raw bodies of the sections at paths (still

@@ -32,6 +32,7 @@ func (ts *testServer) deliver(t testing.TB, folder, raw string, date time.Time, 
 	if err != nil {
 		t.Fatalf("Append(%q) = %v", folder, err)
 	}
+	ts.notify()
 	return uint32(data.UID)
 }
 
@@ -63,8 +64,7 @@ func (s *testSession) Select(name string, options *goimap.SelectOptions) (*goima
 // Search answers an injected failure, or hangs up like Dovecot when the
 // selected folder was deleted or recreated since it was selected.
 func (s *testSession) Search(kind imapserver.NumKind, criteria *goimap.SearchCriteria, options *goimap.SearchOptions) (*goimap.SearchData, error) {
-	sd, err := s.ts.user.Status(s.selected, &goimap.StatusOptions{UIDValidity: true})
-	if err != nil || sd.UIDValidity != s.selectedUIDValidity {
+	if s.selectedGone() {
 		s.conn.Bye("Selected mailbox was deleted, have to disconnect")
 		return nil, errors.New("selected mailbox was deleted")
 	}
@@ -72,6 +72,13 @@ func (s *testSession) Search(kind imapserver.NumKind, criteria *goimap.SearchCri
 		return nil, err
 	}
 	return s.UserSession.Search(kind, criteria, options)
+}
+
+// selectedGone reports whether the selected folder was deleted or
+// recreated since it was selected.
+func (s *testSession) selectedGone() bool {
+	sd, err := s.ts.user.Status(s.selected, &goimap.StatusOptions{UIDValidity: true})
+	return err != nil || sd.UIDValidity != s.selectedUIDValidity
 }
 
 // testMsg describes a message for rawMessage.

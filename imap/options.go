@@ -52,6 +52,13 @@ const (
 	DefaultDialTimeout    = 15 * time.Second
 	DefaultCommandTimeout = 30 * time.Second
 	DefaultIdleCheck      = 60 * time.Second
+	DefaultPollInterval   = 5 * time.Second
+	DefaultWatchLinger    = 60 * time.Second
+	DefaultWatchRefresh   = 5 * time.Minute
+	DefaultWatchQueue     = 256
+	// MaxWatchRefresh is the longest WatchRefresh: servers may end an IDLE
+	// after 30 minutes (RFC 2177).
+	MaxWatchRefresh = 25 * time.Minute
 )
 
 // Options configures a Client. Zero fields take the defaults above.
@@ -78,6 +85,20 @@ type Options struct {
 	// MaxIdleTime, when positive, closes pooled connections unused for
 	// longer instead of reusing them.
 	MaxIdleTime time.Duration
+	// PollInterval is how often a watcher asks a server without IDLE for
+	// news (NOOP).
+	PollInterval time.Duration
+	// WatchLinger is how long a watcher without subscribers keeps its
+	// connection before it stops.
+	WatchLinger time.Duration
+	// WatchRefresh is how often a watcher ends its IDLE (or pauses its
+	// polling) and EXAMINEs its folder again; a server that does not answer
+	// within CommandTimeout is taken for dead (the watcher reconnects). At
+	// most MaxWatchRefresh.
+	WatchRefresh time.Duration
+	// WatchQueue is the most messages a subscription holds that its reader
+	// has not received yet; one more closes it with ErrOverflow.
+	WatchQueue int
 	// Logger receives connection events (never credentials or the wire
 	// log). Nil discards them.
 	Logger *slog.Logger
@@ -102,6 +123,19 @@ func (o Options) withDefaults() Options {
 	}
 	if o.IdleCheck <= 0 {
 		o.IdleCheck = DefaultIdleCheck
+	}
+	if o.PollInterval <= 0 {
+		o.PollInterval = DefaultPollInterval
+	}
+	if o.WatchLinger <= 0 {
+		o.WatchLinger = DefaultWatchLinger
+	}
+	if o.WatchRefresh <= 0 {
+		o.WatchRefresh = DefaultWatchRefresh
+	}
+	o.WatchRefresh = min(o.WatchRefresh, MaxWatchRefresh)
+	if o.WatchQueue <= 0 {
+		o.WatchQueue = DefaultWatchQueue
 	}
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)

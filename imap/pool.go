@@ -41,6 +41,8 @@ type Client struct {
 	failures int       // consecutive failed dials
 	retryAt  time.Time // no dial before this after a failure
 	lastErr  error     // the last dial failure, returned until retryAt
+
+	watch watchState // the watchers of folders (watch.go)
 }
 
 // PoolStats is a snapshot of the pool.
@@ -55,12 +57,14 @@ type PoolStats struct {
 // New returns a Client for opts. It does no I/O: the first operation dials.
 func New(opts Options) *Client {
 	opts = opts.withDefaults()
-	return &Client{
+	c := &Client{
 		opts: opts,
 		addr: opts.address(),
 		sem:  make(chan struct{}, opts.PoolSize),
 		done: make(chan struct{}),
 	}
+	c.watch.init()
+	return c
 }
 
 // Stats returns a snapshot of the pool.
@@ -246,30 +250,18 @@ func (c *Client) put(cn *conn, err error) {
 // fails at once with that failure, so a dead server or a wrong password is
 // not hammered. Each call dials at most once; the error comes back at once.
 func (c *Client) dial(ctx context.Context) (*conn, error) {
-	c.mu.Lock()
-	if wait := time.Until(c.retryAt); c.failures > 0 && wait > 0 {
-		err := c.lastErr
-		c.mu.Unlock()
-		return nil, fmt.Errorf("not reconnecting for %v after a failure: %w", wait.Round(time.Millisecond), err)
-	}
-	c.dials++
-	c.mu.Unlock()
-
-	cn, err := c.connect(ctx, nil)
-
-	c.mu.Lock()
-	if err != nil {
-		if !errors.Is(err, context.Canceled) { // the caller gave up: not the server's fault
-			c.failures++
-			c.retryAt = time.Now().Add(backoff(c.failures))
-			c.lastErr = err
-		}
-		failures := c.failures
-		c.mu.Unlock()
-		c.opts.Logger.Warn("imap: connect failed", "addr", c.addr, "failures", failures, "err", err)
+	if _, err := c.dialBlocked(); err != nil {
 		return nil, err
 	}
-	c.failures, c.lastErr = 0, nil
+	c.mu.Lock()
+	c.dials++
+	c.mu.Unlock()
+	cn, err := c.connect(ctx, nil)
+	c.dialed(err)
+	if err != nil {
+		return nil, err
+	}
+	c.mu.Lock()
 	closed := c.closed
 	if !closed {
 		c.open++
@@ -284,6 +276,38 @@ func (c *Client) dial(ctx context.Context) (*conn, error) {
 	return cn, nil
 }
 
+// dialBlocked reports how long the backoff after a failed dial still lasts
+// and the error to fail with meanwhile (nil when dialling is allowed). The
+// pool and the watchers share it.
+func (c *Client) dialBlocked() (time.Duration, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if wait := time.Until(c.retryAt); c.failures > 0 && wait > 0 {
+		return wait, fmt.Errorf("not reconnecting for %v after a failure: %w", wait.Round(time.Millisecond), c.lastErr)
+	}
+	return 0, nil
+}
+
+// dialed records the outcome of a connect in the shared backoff: a failure
+// (other than the caller giving up) starts or lengthens it, a success ends
+// it.
+func (c *Client) dialed(err error) {
+	c.mu.Lock()
+	if err == nil {
+		c.failures, c.lastErr = 0, nil
+		c.mu.Unlock()
+		return
+	}
+	if !errors.Is(err, context.Canceled) { // the caller gave up: not the server's fault
+		c.failures++
+		c.retryAt = time.Now().Add(backoff(c.failures))
+		c.lastErr = err
+	}
+	failures := c.failures
+	c.mu.Unlock()
+	c.opts.Logger.Warn("imap: connect failed", "addr", c.addr, "failures", failures, "err", err)
+}
+
 // backoff is the wait after n consecutive failures: 100 ms doubling to 5 s,
 // with jitter in its upper half so that replicas do not dial in step.
 func backoff(n int) time.Duration {
@@ -296,8 +320,9 @@ func backoff(n int) time.Duration {
 
 // Close closes the idle connections (with a bounded LOGOUT), makes those in
 // use close when they come back, and makes every later operation fail with
-// ErrClosed. Waiting operations wake up with ErrClosed. It is safe to call
-// more than once.
+// ErrClosed. Waiting operations wake up with ErrClosed. It stops every
+// watcher and returns when their goroutines have ended; their
+// subscriptions close with ErrClosed. It is safe to call more than once.
 func (c *Client) Close() error {
 	c.mu.Lock()
 	if c.closed {
@@ -311,6 +336,7 @@ func (c *Client) Close() error {
 	c.open -= len(idle)
 	c.mu.Unlock()
 
+	c.watch.close()
 	var wg sync.WaitGroup
 	for _, cn := range idle {
 		wg.Go(cn.logout)

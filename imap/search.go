@@ -3,6 +3,7 @@ package imap
 import (
 	"context"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 	"time"
@@ -37,7 +38,24 @@ type SearchCriteria struct {
 	// MessageID matches the Message-ID header as a substring; angle
 	// brackets around it are ignored.
 	MessageID string
+	// Recipient matches as a substring any of the headers a message may
+	// name its recipient in: To, Cc, Delivered-To, X-Original-To and
+	// Envelope-To (an OR of IMAP HEADER searches). It finds mail for a
+	// sub-address that came in Bcc or through a list, where To does not
+	// name it, as long as the receiving server records the envelope
+	// recipient in one of those headers.
+	Recipient string
+	// UIDAfter, when not 0, keeps only the messages with a UID above it
+	// (UID SEARCH UID n+1:*, and the result filtered again: in IMAP, n+1:*
+	// still matches the last message when n+1 is beyond it). It belongs
+	// with a PageRequest.UIDValidity. There is no search on arrival time
+	// finer than a day: Since compares dates, and callers filter the
+	// InternalDate of what they fetch.
+	UIDAfter uint32
 }
+
+// recipientHeaders are the headers Recipient searches.
+var recipientHeaders = []string{"To", "Cc", "Delivered-To", "X-Original-To", "Envelope-To"}
 
 // PageRequest asks for one page of results, newest first.
 type PageRequest struct {
@@ -86,7 +104,7 @@ func (c *Client) Search(ctx context.Context, folder string, crit SearchCriteria,
 	var res *SearchResult
 	err = c.do(ctx, fmt.Sprintf("search %q", folder), func(cn *conn) error {
 		var err error
-		res, err = search(cn, folder, criteria, page)
+		res, err = search(cn, folder, criteria, crit.UIDAfter, page)
 		return err
 	})
 	if err != nil {
@@ -95,7 +113,8 @@ func (c *Client) Search(ctx context.Context, folder string, crit SearchCriteria,
 	return res, nil
 }
 
-func search(cn *conn, folder string, criteria *goimap.SearchCriteria, page PageRequest) (*SearchResult, error) {
+// search runs Search on cn; only UIDs above after count.
+func search(cn *conn, folder string, criteria *goimap.SearchCriteria, after uint32, page PageRequest) (*SearchResult, error) {
 	sel, fresh, err := cn.selectFolder(folder, false)
 	if err != nil {
 		return nil, err
@@ -104,13 +123,14 @@ func search(cn *conn, folder string, criteria *goimap.SearchCriteria, page PageR
 		return nil, fmt.Errorf("%w: the cursor is for %d, the folder has %d", ErrUIDValidityChanged, page.UIDValidity, sel.uidValidity)
 	}
 	res := &SearchResult{Folder: sel.name, UIDValidity: sel.uidValidity}
-	if fresh && sel.messages == 0 {
+	if fresh && sel.messages == 0 || after == math.MaxUint32 {
 		return res, nil
 	}
 	uids, err := searchUIDs(cn, criteria)
 	if err != nil {
 		return nil, err
 	}
+	uids = above(uids, after)
 	res.Total = len(uids)
 	var pageUIDs []uint32
 	pageUIDs, res.NextBeforeUID = pageOf(uids, page)
@@ -142,6 +162,12 @@ func searchUIDs(cn *conn, criteria *goimap.SearchCriteria) ([]uint32, error) {
 	return uids, nil
 }
 
+// above keeps the UIDs greater than after: a search of UID after+1:*
+// also matches the last message when after+1 is beyond it.
+func above(uids []uint32, after uint32) []uint32 {
+	return slices.DeleteFunc(uids, func(u uint32) bool { return u <= after })
+}
+
 // pageOf sorts uids newest first and returns the page below the cursor and
 // the next cursor (0 when nothing follows).
 func pageOf(uids []uint32, page PageRequest) (out []uint32, next uint32) {
@@ -166,7 +192,7 @@ func pageOf(uids []uint32, page PageRequest) (out []uint32, next uint32) {
 // carry (NUL).
 func (sc SearchCriteria) imap() (*goimap.SearchCriteria, error) {
 	c := &goimap.SearchCriteria{}
-	for _, s := range []string{sc.From, sc.To, sc.Subject, sc.Body, sc.Text, sc.MessageID} {
+	for _, s := range []string{sc.From, sc.To, sc.Subject, sc.Body, sc.Text, sc.MessageID, sc.Recipient} {
 		if strings.ContainsRune(s, 0) {
 			return nil, fmt.Errorf("search term with a NUL byte: %w", ErrInvalid)
 		}
@@ -175,6 +201,16 @@ func (sc SearchCriteria) imap() (*goimap.SearchCriteria, error) {
 	addHeader(c, "To", sc.To)
 	addHeader(c, "Subject", sc.Subject)
 	addHeader(c, "Message-ID", strings.Trim(strings.TrimSpace(sc.MessageID), "<>"))
+	if sc.Recipient != "" {
+		either := make([]goimap.SearchCriteria, len(recipientHeaders))
+		for i, h := range recipientHeaders {
+			addHeader(&either[i], h, sc.Recipient)
+		}
+		c.And(anyOf(either))
+	}
+	if sc.UIDAfter > 0 && sc.UIDAfter < math.MaxUint32 {
+		c.UID = []goimap.UIDSet{{{Start: goimap.UID(sc.UIDAfter + 1), Stop: 0}}} // n+1:*
+	}
 	if sc.Body != "" {
 		c.Body = append(c.Body, sc.Body)
 	}
@@ -202,6 +238,14 @@ func (sc SearchCriteria) imap() (*goimap.SearchCriteria, error) {
 		}
 	}
 	return c, nil
+}
+
+// anyOf is the OR of cs (at least one): OR a (OR b (OR c d)).
+func anyOf(cs []goimap.SearchCriteria) *goimap.SearchCriteria {
+	if len(cs) == 1 {
+		return &cs[0]
+	}
+	return &goimap.SearchCriteria{Or: [][2]goimap.SearchCriteria{{cs[0], *anyOf(cs[1:])}}}
 }
 
 func addHeader(c *goimap.SearchCriteria, key, value string) {

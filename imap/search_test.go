@@ -3,7 +3,10 @@ package imap_test
 import (
 	"context"
 	"errors"
+	"fmt"
+	"math"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -86,6 +89,13 @@ func TestSearchFilters(t *testing.T) {
 		{"non-ASCII display name", imap.SearchCriteria{From: "山田"}, []uint32{3}},
 		{"non-ASCII body", imap.SearchCriteria{Body: "viele Grüße"}, []uint32{2}},
 		{"no match", imap.SearchCriteria{Subject: "nothing like this"}, []uint32{}},
+		{"recipient in To", imap.SearchCriteria{Recipient: "bob@"}, []uint32{5, 1}},
+		{"recipient and from", imap.SearchCriteria{Recipient: "alice@", From: "bob"}, []uint32{6}},
+		{"uid after", imap.SearchCriteria{UIDAfter: 4}, []uint32{6, 5}},
+		{"uid after, with a filter", imap.SearchCriteria{UIDAfter: 2, Unread: ptr(true)}, []uint32{6, 5}},
+		{"uid after the last: n+1:* matches none", imap.SearchCriteria{UIDAfter: 6}, []uint32{}},
+		{"uid after far beyond", imap.SearchCriteria{UIDAfter: 1000}, []uint32{}},
+		{"uid after the largest UID", imap.SearchCriteria{UIDAfter: math.MaxUint32}, []uint32{}},
 	}
 	for _, caps := range []struct {
 		name string
@@ -325,5 +335,40 @@ func TestSearchErrors(t *testing.T) {
 	}
 	if _, err := c.Search(ctx, "", imap.SearchCriteria{}, imap.PageRequest{Limit: 5}); !errors.Is(err, imap.ErrInvalid) {
 		t.Errorf("Search(\"\") = %v, want ErrInvalid", err)
+	}
+}
+
+func TestSearchRecipient(t *testing.T) {
+	ts := newTestServer(t, modePlain, capsFull)
+	for _, h := range []string{"To", "Cc", "Delivered-To", "X-Original-To", "Envelope-To", "Reply-To"} {
+		raw := fmt.Sprintf("From: app@example.test\r\nTo: list@example.test\r\n%s: alice+%s@example.test\r\n"+
+			"Subject: via %s\r\n\r\nHello.\r\n", h, strings.ToLower(h), h)
+		if h == "To" {
+			raw = "From: app@example.test\r\nTo: alice+to@example.test\r\nSubject: via To\r\n\r\nHello.\r\n"
+		}
+		ts.deliver(t, "INBOX", raw, time.Now())
+	}
+	c := newClient(t, clientOptions(t, ts.Port, modePlain))
+	tests := []struct {
+		recipient string
+		want      []uint32
+	}{
+		{"alice+to@", []uint32{1}},
+		{"alice+cc@", []uint32{2}},
+		{"alice+delivered-to@", []uint32{3}},
+		{"alice+x-original-to@", []uint32{4}},
+		{"alice+envelope-to@", []uint32{5}},
+		{"alice+reply-to@", []uint32{}}, // not a recipient header
+		{"alice+", []uint32{5, 4, 3, 2, 1}},
+		{"list@", []uint32{6, 5, 4, 3, 2}},
+	}
+	for _, tt := range tests {
+		res, err := c.Search(context.Background(), "INBOX", imap.SearchCriteria{Recipient: tt.recipient}, imap.PageRequest{Limit: 10})
+		if err != nil {
+			t.Fatalf("Search(recipient %q) = %v", tt.recipient, err)
+		}
+		if got := uidsOf(res); !slices.Equal(got, tt.want) {
+			t.Errorf("Search(recipient %q) = %v, want %v", tt.recipient, got, tt.want)
+		}
 	}
 }

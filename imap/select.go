@@ -27,6 +27,7 @@ type selection struct {
 	readOnly    bool   // EXAMINE: good for reads only
 	uidValidity uint32 // UIDVALIDITY
 	messages    uint32 // EXISTS when selected
+	uidNext     uint32 // UIDNEXT when selected (0 if the server sent none)
 }
 
 // canonicalFolder spells INBOX, which is case-insensitive, one way.
@@ -68,7 +69,8 @@ func (cn *conn) selectFolder(name string, write bool) (sel selection, fresh bool
 	if err != nil {
 		return selection{}, true, fmt.Errorf("select %q: %w", name, err)
 	}
-	s := &selection{name: name, readOnly: !write, uidValidity: data.UIDValidity, messages: data.NumMessages}
+	s := &selection{name: name, readOnly: !write, uidValidity: data.UIDValidity,
+		messages: data.NumMessages, uidNext: uint32(data.UIDNext)}
 	cn.sel = s
 	return *s, true, nil
 }
@@ -94,4 +96,30 @@ func (c *Client) UIDValidity(ctx context.Context, folder string) (uint32, error)
 		return nil
 	})
 	return v, err
+}
+
+// UIDNext returns the folder's UIDVALIDITY and UIDNEXT with one STATUS
+// through the pool: every message that arrives later has a UID of at least
+// uidNext (in that UIDVALIDITY). It pins "now" for a wait: subscribe with
+// afterUID uidNext-1 and compare the subscription's UIDValidity.
+func (c *Client) UIDNext(ctx context.Context, folder string) (uidValidity, uidNext uint32, err error) {
+	op := fmt.Sprintf("uidnext of %q", folder)
+	if err := checkFolder(folder); err != nil {
+		return 0, 0, fmt.Errorf("%s: %w", op, err)
+	}
+	err = c.do(ctx, op, func(cn *conn) error {
+		sd, err := cn.ic.Status(canonicalFolder(folder), &goimap.StatusOptions{UIDValidity: true, UIDNext: true}).Wait()
+		if err != nil {
+			return fmt.Errorf("status: %w", err)
+		}
+		if sd.UIDNext == 0 || sd.UIDValidity == 0 {
+			return fmt.Errorf("status: %w: no UIDNEXT or UIDVALIDITY in the answer", ErrProtocol)
+		}
+		uidValidity, uidNext = sd.UIDValidity, uint32(sd.UIDNext)
+		return nil
+	})
+	if err != nil {
+		return 0, 0, err
+	}
+	return uidValidity, uidNext, nil
 }

@@ -10,6 +10,7 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"crypto/x509/pkix"
+	"errors"
 	"fmt"
 	"io"
 	"log"
@@ -17,6 +18,7 @@ import (
 	"net"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -68,8 +70,11 @@ type testServer struct {
 	noselect       map[string]bool
 	names          []string
 	listOpts       []goimap.ListOptions
-	statusNoselect int   // STATUS asked of a \Noselect folder
-	searchErr      error // answer to the next SEARCH
+	statusNoselect int           // STATUS asked of a \Noselect folder
+	searchErr      error         // answer to the next SEARCH
+	changed        chan struct{} // closed and replaced at every change (notify)
+	muteIdle       atomic.Bool   // IDLE reports nothing (updates come with the next command)
+	quietDelete    atomic.Bool   // no BYE in IDLE when the selected folder is deleted (Dovecot 2.3)
 }
 
 // newTestServer starts a server in mode with caps (nil: capsExtended).
@@ -81,6 +86,7 @@ func newTestServer(t testing.TB, mode serverMode, caps goimap.CapSet) *testServe
 	ts := &testServer{
 		user: imapmemserver.NewUser(testUser, testPassword), caps: caps,
 		special: map[string]goimap.MailboxAttr{}, noselect: map[string]bool{},
+		changed: make(chan struct{}),
 	}
 	ts.addFolder(t, "INBOX", "")
 	opts := &imapserver.Options{
@@ -144,6 +150,34 @@ func (ts *testServer) appendMessage(t testing.TB, folder string, seen bool) {
 	if err != nil {
 		t.Fatalf("Append(%q) = %v", folder, err)
 	}
+	ts.notify()
+}
+
+// notify wakes the sessions in IDLE: something changed.
+func (ts *testServer) notify() {
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
+	close(ts.changed)
+	ts.changed = make(chan struct{})
+}
+
+// changes returns a channel closed at the next notify.
+func (ts *testServer) changes() <-chan struct{} {
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
+	return ts.changed
+}
+
+// recreate deletes folder and creates it again: it gets a new UIDVALIDITY.
+func (ts *testServer) recreate(t testing.TB, folder string) {
+	t.Helper()
+	if err := ts.user.Delete(folder); err != nil {
+		t.Fatalf("Delete(%q) = %v", folder, err)
+	}
+	if err := ts.user.Create(folder, nil); err != nil {
+		t.Fatalf("Create(%q) = %v", folder, err)
+	}
+	ts.notify()
 }
 
 // loginCount returns how many LOGIN commands reached the server.
@@ -174,6 +208,39 @@ type testSession struct {
 	conn                       *imapserver.Conn
 	selected                   string // the folder selected, "" when none
 	selectedUIDValidity        uint32
+}
+
+// Idle is IDLE. imapmemserver's own Idle misses an update queued between
+// the "+ idling" reply and the moment its goroutine starts listening, so
+// this one polls first and then after every change (notify). It hangs up
+// when the selected folder was deleted or recreated, unless quietDelete.
+func (s *testSession) Idle(w *imapserver.UpdateWriter, stop <-chan struct{}) error {
+	if s.ts.muteIdle.Load() {
+		<-stop
+		return nil
+	}
+	for {
+		changed := s.ts.changes() // before Poll: no change slips between
+		if s.selected != "" && !s.ts.quietDelete.Load() && s.selectedGone() {
+			s.conn.Bye("Selected mailbox was deleted, have to disconnect")
+			return errors.New("selected mailbox was deleted")
+		}
+		if err := s.UserSession.Poll(w, true); err != nil {
+			return err
+		}
+		select {
+		case <-changed:
+		case <-stop:
+			return nil
+		}
+	}
+}
+
+// Append is APPEND; it wakes the sessions in IDLE.
+func (s *testSession) Append(mailbox string, r goimap.LiteralReader, options *goimap.AppendOptions) (*goimap.AppendData, error) {
+	data, err := s.UserSession.Append(mailbox, r, options)
+	s.ts.notify()
+	return data, err
 }
 
 func (s *testSession) Login(username, password string) error {
@@ -249,6 +316,8 @@ type trackingListener struct {
 	conns              map[*trackedConn]struct{}
 	total, current, hi int
 	cmds               commandLog
+	hold               chan struct{} // not nil: Accept waits until it is closed
+	hideIdle           atomic.Bool   // strip IDLE from the capabilities the server sends
 }
 
 func newTrackingListener(ln net.Listener) *trackingListener {
@@ -261,6 +330,12 @@ func (l *trackingListener) Accept() (net.Conn, error) {
 		return nil, err
 	}
 	tc := &trackedConn{Conn: c, l: l, parser: cmdParser{log: &l.cmds}}
+	l.mu.Lock()
+	hold := l.hold
+	l.mu.Unlock()
+	if hold != nil {
+		<-hold
+	}
 	l.mu.Lock()
 	l.conns[tc] = struct{}{}
 	l.total++
@@ -290,11 +365,58 @@ func (l *trackingListener) closeAll() {
 	}
 }
 
+// pauseAccept makes the server take no new connection (clients connect,
+// then wait for the greeting) until the returned resume is called; the
+// test's cleanup resumes too.
+func (l *trackingListener) pauseAccept(t testing.TB) (resume func()) {
+	hold := make(chan struct{})
+	l.mu.Lock()
+	l.hold = hold
+	l.mu.Unlock()
+	var once sync.Once
+	resume = func() {
+		once.Do(func() {
+			l.mu.Lock()
+			l.hold = nil
+			l.mu.Unlock()
+			close(hold)
+		})
+	}
+	t.Cleanup(resume)
+	return resume
+}
+
+// freezeAll makes every open connection go silent: what the server writes
+// is dropped, as if the network had died on the way back.
+func (l *trackingListener) freezeAll() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for c := range l.conns {
+		c.frozen.Store(true)
+	}
+}
+
 type trackedConn struct {
 	net.Conn
 	l      *trackingListener
 	once   sync.Once
 	parser cmdParser // only Read touches it
+	frozen atomic.Bool
+}
+
+// Write drops everything once frozen, and strips IDLE from capability
+// lists when the listener hides it (plaintext only).
+func (c *trackedConn) Write(b []byte) (int, error) {
+	if c.frozen.Load() {
+		return len(b), nil
+	}
+	if c.l.hideIdle.Load() && bytes.Contains(b, []byte("CAPABILITY")) {
+		if _, err := c.Conn.Write(bytes.ReplaceAll(b, []byte(" IDLE"), nil)); err != nil {
+			return 0, err
+		}
+		return len(b), nil
+	}
+	return c.Conn.Write(b)
 }
 
 // Read records the commands the client sends.

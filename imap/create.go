@@ -1,0 +1,32 @@
+package imap
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	goimap "github.com/emersion/go-imap/v2"
+)
+
+// CreateFolder creates folder (and, on servers that need it, its parents);
+// a folder that already exists is not an error, so callers can ensure a
+// folder before using it.
+func (c *Client) CreateFolder(ctx context.Context, folder string) error {
+	op := fmt.Sprintf("create %q", folder)
+	if err := checkFolder(folder); err != nil {
+		return fmt.Errorf("%s: %w", op, err)
+	}
+	return c.do(ctx, op, func(cn *conn) error {
+		err := cn.ic.Create(canonicalFolder(folder), nil).Wait()
+		var ie *goimap.Error
+		if err == nil || (errors.As(err, &ie) && ie.Code == goimap.ResponseCodeAlreadyExists) {
+			return nil
+		}
+		// Servers without the ALREADYEXISTS code: look it up.
+		l, lerr := cn.ic.List("", canonicalFolder(folder), nil).Collect()
+		if lerr == nil && len(l) > 0 {
+			return nil
+		}
+		return err
+	})
+}
