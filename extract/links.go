@@ -83,17 +83,27 @@ func collectLinks(m Message) []linkCand {
 }
 
 // textLinks appends the bare URLs of a text to out, up to maxLinks in all,
-// skipping those that render an anchor's target.
+// skipping those that render an anchor's target. A URL's own words are
+// those on its line since the URL before it, and after it only when no
+// other URL follows on the line: in "sign in: URL1 or unsubscribe at URL2"
+// the words before a URL label it, so "unsubscribe" belongs to URL2 only.
 func textLinks(out []linkCand, text string, anchors []anchor) []linkCand {
-	for _, u := range findURLs(text) {
+	urls := findURLs(text)
+	for i, u := range urls {
 		if len(out) >= maxLinks {
 			break
 		}
 		if inAnchor(u.start, anchors) {
 			continue
 		}
-		own := label(stripRanges(text, lineStart(text, u.start), u.start, anchors) +
-			" " + stripRanges(text, u.end, lineEnd(text, u.end), anchors))
+		left, right := lineStart(text, u.start), lineEnd(text, u.end)
+		if i > 0 && urls[i-1].end > left && urls[i-1].end <= u.start {
+			left = urls[i-1].end
+		}
+		if i+1 < len(urls) && urls[i+1].start < right && urls[i+1].start >= u.end {
+			right = u.end
+		}
+		own := label(stripRanges(text, left, u.start, anchors) + " " + stripRanges(text, u.end, right, anchors))
 		if !hasLetter(own) {
 			own = ""
 		}
