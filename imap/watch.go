@@ -91,12 +91,11 @@ func (c *Client) WatchStats() WatchStats {
 //
 // Every message of the folder with a UID above afterUID, in the folder's
 // UIDVALIDITY as UIDValidity reports it, is delivered on C once, in UID
-// order: those that arrived before Subscribe too (catch-up). afterUID 0
-// starts where the watcher is: at the folder's UIDNEXT when it selected
-// it, or after the last message it looked at, which can be a moment
-// behind; to pin "now" exactly, pass UIDNext's uidNext-1 and compare
-// UIDValidity with its uidValidity (another value means afterUID named
-// messages of a folder that is gone).
+// order: those that arrived before Subscribe too (catch-up). afterUID is
+// taken literally: 0 means every message of the folder (a wait whose
+// cutoff came before the first message). To start at "now", pass
+// UIDNext's uidNext-1 and compare UIDValidity with its uidValidity
+// (another value means afterUID named messages of a folder that is gone).
 //
 // Subscribe returns once the watcher has the folder selected, or with its
 // error: ErrFolderNotFound, ErrAuthFailed, ErrConnection, a timeout, or
@@ -160,7 +159,7 @@ type Subscription struct {
 
 	ch          chan NewMail
 	w           *watcher
-	afterUID    uint32        // as asked; 0: from the watcher's position
+	afterUID    uint32        // as asked; 0: every message of the folder
 	ready       chan struct{} // closed once attached to the watcher or failed
 	readyErr    error         // why it failed; set before ready closes
 	uidValidity uint32        // set before ready closes

@@ -172,6 +172,12 @@ func TestSubscribeCatchUp(t *testing.T) {
 					t.Fatalf("early subscriber got %v, want 1..5", got)
 				}
 			}
+			// afterUID 0 is literal: every message, even when the watcher
+			// has already passed them (a wait pinned before the first mail).
+			all := subscribe(t, c, "INBOX", 0)
+			if got := recvUIDs(t, all, 5); !slices.Equal(got, seq(1, 5)) {
+				t.Errorf("Subscribe(0) got %v, want 1..5", got)
+			}
 			sub := subscribe(t, c, "INBOX", 2)
 			if got := recvUIDs(t, sub, 3); !slices.Equal(got, seq(3, 5)) {
 				t.Errorf("catch-up = %v, want [3 4 5]", got)

@@ -66,9 +66,6 @@ func (w *watcher) addLocked(s *Subscription) {
 func (w *watcher) attachLocked(s *Subscription) {
 	s.uidValidity = w.uidValidity
 	s.seen = s.afterUID
-	if s.afterUID == 0 {
-		s.seen = w.lastUID
-	}
 	s.attached = true
 	close(s.ready)
 	if s.seen < w.lastUID {
