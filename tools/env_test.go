@@ -33,7 +33,7 @@ type testEnv struct {
 
 const testFrom = "agent@sandbox.localhost"
 
-func newTestEnv(t *testing.T, opts tools.Options) *testEnv {
+func newTestEnv(t testing.TB, opts tools.Options) *testEnv {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
@@ -60,7 +60,8 @@ func newTestEnv(t *testing.T, opts tools.Options) *testEnv {
 	}
 	t.Cleanup(func() { _ = ws.Close() })
 	ts, err := tools.New(tools.Deps{Mail: mail, Files: ws, Sender: sender, Sent: mail,
-		Send: tools.SendOptions{From: testFrom, FromName: "Test Agent", SaveSent: "auto"}}, opts)
+		Send:  tools.SendOptions{From: testFrom, FromName: "Test Agent", SaveSent: "auto"},
+		Inbox: mail, Inboxes: tools.InboxOptions{Address: "inbox@sandbox.localhost", Sandbox: true, WaitMax: 30 * time.Second}}, opts)
 	if err != nil {
 		t.Fatalf("tools.New() = %v", err)
 	}
@@ -80,7 +81,7 @@ func newTestEnv(t *testing.T, opts tools.Options) *testEnv {
 	return &testEnv{sandbox: sb, mail: mail, tools: ts, http: srv, base: base}
 }
 
-func splitAddr(t *testing.T, addr string) (string, int) {
+func splitAddr(t testing.TB, addr string) (string, int) {
 	t.Helper()
 	h, p, err := net.SplitHostPort(addr)
 	if err != nil {
@@ -91,7 +92,7 @@ func splitAddr(t *testing.T, addr string) (string, int) {
 }
 
 // sendMail delivers one message through the sandbox's SMTP port with go-smtp.
-func (e *testEnv) sendMail(t *testing.T, to, subject string) {
+func (e *testEnv) sendMail(t testing.TB, to, subject string) {
 	t.Helper()
 	c, err := gosmtp.Dial(e.sandbox.SMTPAddr())
 	if err != nil {

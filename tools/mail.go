@@ -149,3 +149,37 @@ func searchDigest(folder string, c imap.SearchCriteria) uint32 {
 	sum := sha256.Sum256(fmt.Appendf(nil, "%q|%+v", folder, c))
 	return binary.BigEndian.Uint32(sum[:4])
 }
+
+// pager turns a cursor argument into a page request and a result into the
+// next cursor, for every paged search of the tools.
+type pager struct {
+	req    imap.PageRequest
+	digest uint32
+}
+
+// newPager checks the cursor: it must come from the same search (folder
+// and criteria) and carries the UIDVALIDITY it was issued under.
+func newPager(cursorArg, folder string, crit imap.SearchCriteria, limit int) (pager, error) {
+	p := pager{req: imap.PageRequest{Limit: limit}, digest: searchDigest(folder, crit)}
+	if cursorArg == "" {
+		return p, nil
+	}
+	c, err := decodeCursor(cursorArg)
+	if err != nil {
+		return p, err
+	}
+	if c.Search != p.digest {
+		return p, invalidArg("cursor belongs to another search: repeat the same folder and filters, or drop the cursor")
+	}
+	p.req.BeforeUID, p.req.UIDValidity = c.BeforeUID, c.Validity
+	return p, nil
+}
+
+// next is the cursor of the page after res, or nil on the last page.
+func (p pager) next(res *imap.SearchResult) *string {
+	if res.NextBeforeUID == 0 {
+		return nil
+	}
+	s := cursor{Validity: res.UIDValidity, BeforeUID: res.NextBeforeUID, Search: p.digest}.encode()
+	return &s
+}

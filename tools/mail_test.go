@@ -28,7 +28,7 @@ type mailEnv struct {
 	base   string // EMAIL_BASE_DIR
 }
 
-func newMailEnv(t *testing.T, opts tools.Options) *mailEnv {
+func newMailEnv(t testing.TB, opts tools.Options) *mailEnv {
 	t.Helper()
 	acct := mailtest.NewAccount(t)
 	io := imap.Options{Host: acct.Host, Port: acct.Port, Username: acct.Username, Password: acct.Password, Security: imap.SecurityPlain, PoolSize: 2}
@@ -55,7 +55,7 @@ func newMailEnv(t *testing.T, opts tools.Options) *mailEnv {
 
 // seed appends testdata messages to a fresh folder of the test and returns
 // the folder and the UIDs, in order.
-func (e *mailEnv) seed(t *testing.T, folder string, files ...string) (string, []uint32) {
+func (e *mailEnv) seed(t testing.TB, folder string, files ...string) (string, []uint32) {
 	t.Helper()
 	name := e.acct.Folder(folder)
 	e.acct.CreateFolder(t, name)
@@ -70,7 +70,7 @@ func (e *mailEnv) seed(t *testing.T, folder string, files ...string) (string, []
 	return name, uids
 }
 
-func (e *mailEnv) call(t *testing.T, name string, args map[string]any, out any) *mcp.CallToolResult {
+func (e *mailEnv) call(t testing.TB, name string, args map[string]any, out any) *mcp.CallToolResult {
 	t.Helper()
 	res := callTool(t, e.client, name, args)
 	if out != nil {
@@ -83,7 +83,7 @@ func (e *mailEnv) call(t *testing.T, name string, args map[string]any, out any) 
 }
 
 // wantError calls a tool and wants an error result with the code.
-func (e *mailEnv) wantError(t *testing.T, name string, args map[string]any, code tools.Code) string {
+func (e *mailEnv) wantError(t testing.TB, name string, args map[string]any, code tools.Code) string {
 	t.Helper()
 	res := callTool(t, e.client, name, args)
 	text := res.Content[0].(mcp.TextContent).Text
@@ -205,7 +205,7 @@ func TestReadEmail(t *testing.T) {
 }
 
 // l2id returns the id search_emails gives a uid.
-func l2id(t *testing.T, e *mailEnv, folder string, uid uint32) string {
+func l2id(t testing.TB, e *mailEnv, folder string, uid uint32) string {
 	t.Helper()
 	var r tools.SearchResult
 	e.call(t, "search_emails", map[string]any{"folder": folder}, &r)

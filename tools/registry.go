@@ -196,6 +196,10 @@ type Deps struct {
 	Sender Sender
 	Sent   SentStore
 	Send   SendOptions
+	// Inbox enables the inbox toolset when Inboxes.Address is set
+	// (imap.Client is an InboxStore).
+	Inbox   InboxStore
+	Inboxes InboxOptions
 }
 
 // allSpecs lists every tool the server knows, in the order they are listed.
@@ -217,6 +221,17 @@ func allSpecs(deps Deps, opts Options) []*spec {
 			sendEmailSpec(o),
 			replyEmailSpec(deps.Mail, o),
 			sendAttachmentsSpec(o, deps.Files),
+		)
+	}
+	if deps.Inbox != nil && deps.Inboxes.Address != "" {
+		if deps.Inboxes.Folder == "" {
+			deps.Inboxes.Folder = "INBOX"
+		}
+		ib := &inboxes{store: deps.Inbox, opts: deps.Inboxes}
+		specs = append(specs,
+			createInboxSpec(ib), listInboxesSpec(ib), listMessagesSpec(ib), getLatestSpec(ib),
+			waitForEmailSpec(ib), waitForOTPSpec(ib), waitForLinkSpec(ib),
+			sendTestCodeSpec(ib, &hourlyLimit{}), deleteInboxSpec(ib),
 		)
 	}
 	return specs

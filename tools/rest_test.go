@@ -10,7 +10,7 @@ import (
 	"github.com/email-mcp/email-mcp/tools"
 )
 
-func restDo(t *testing.T, env *testEnv, method, path, key, body string, hdr map[string]string) (int, string) {
+func restDo(t testing.TB, env *testEnv, method, path, key, body string, hdr map[string]string) (int, string) {
 	t.Helper()
 	req, err := http.NewRequest(method, env.http.URL+path, strings.NewReader(body))
 	if err != nil {
@@ -34,7 +34,7 @@ func restDo(t *testing.T, env *testEnv, method, path, key, body string, hdr map[
 	return resp.StatusCode, string(b)
 }
 
-func restGet(t *testing.T, env *testEnv, path, key string, want int) string {
+func restGet(t testing.TB, env *testEnv, path, key string, want int) string {
 	t.Helper()
 	code, body := restDo(t, env, http.MethodGet, path, key, "", nil)
 	if code != want {

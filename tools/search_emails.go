@@ -100,19 +100,11 @@ func searchEmails(ctx context.Context, mail Mailbox, args searchArgs, defaultLim
 	if limit < 1 || limit > maxSearchLimit {
 		return nil, invalidArg("limit must be from 1 to %d", maxSearchLimit)
 	}
-	digest := searchDigest(folder, crit)
-	page := imap.PageRequest{Limit: limit}
-	if args.Cursor != "" {
-		c, err := decodeCursor(args.Cursor)
-		if err != nil {
-			return nil, err
-		}
-		if c.Search != digest {
-			return nil, invalidArg("cursor belongs to another search: repeat the same folder and filters, or drop the cursor")
-		}
-		page.BeforeUID, page.UIDValidity = c.BeforeUID, c.Validity
+	page, err := newPager(args.Cursor, folder, crit, limit)
+	if err != nil {
+		return nil, err
 	}
-	res, err := mail.Search(ctx, folder, crit, page)
+	res, err := mail.Search(ctx, folder, crit, page.req)
 	if err != nil {
 		return nil, folderError(err, folder)
 	}
@@ -120,10 +112,7 @@ func searchEmails(ctx context.Context, mail Mailbox, args searchArgs, defaultLim
 	for _, m := range res.Messages {
 		out.Messages = append(out.Messages, summary(res.UIDValidity, m))
 	}
-	if res.NextBeforeUID != 0 {
-		next := cursor{Validity: res.UIDValidity, BeforeUID: res.NextBeforeUID, Search: digest}.encode()
-		out.NextCursor = &next
-	}
+	out.NextCursor = page.next(res)
 	return out, nil
 }
 

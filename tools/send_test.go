@@ -20,7 +20,7 @@ import (
 
 // sandboxClient is an in-process MCP client on the sandbox env, whose SMTP
 // delivers every mail into its own INBOX: a send can be read back.
-func sandboxClient(t *testing.T, env *testEnv) *mailEnv {
+func sandboxClient(t testing.TB, env *testEnv) *mailEnv {
 	t.Helper()
 	c, err := client.NewInProcessClient(env.tools.MCP())
 	if err != nil {
@@ -31,7 +31,7 @@ func sandboxClient(t *testing.T, env *testEnv) *mailEnv {
 }
 
 // findOne searches a folder for a subject and wants exactly one message.
-func findOne(t *testing.T, e *mailEnv, folder, subject string) tools.MessageSummary {
+func findOne(t testing.TB, e *mailEnv, folder, subject string) tools.MessageSummary {
 	t.Helper()
 	var r tools.SearchResult
 	e.call(t, "search_emails", map[string]any{"folder": folder, "subject": subject}, &r)
@@ -42,7 +42,7 @@ func findOne(t *testing.T, e *mailEnv, folder, subject string) tools.MessageSumm
 }
 
 // rawMessage fetches a message's bytes as stored.
-func rawMessage(t *testing.T, env *testEnv, folder string, uid uint32) string {
+func rawMessage(t testing.TB, env *testEnv, folder string, uid uint32) string {
 	t.Helper()
 	m, err := env.mail.FetchMessage(context.Background(), folder, uid, 0)
 	if err != nil {

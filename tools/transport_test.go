@@ -23,7 +23,7 @@ var update = flag.Bool("update", false, "rewrite golden files")
 
 func stringsReader(s string) io.Reader { return strings.NewReader(s) }
 
-func initClient(t *testing.T, c *client.Client) {
+func initClient(t testing.TB, c *client.Client) {
 	t.Helper()
 	// Start's context lives as long as the SSE stream: not a timeout.
 	if err := c.Start(context.Background()); err != nil {
@@ -40,7 +40,7 @@ func initClient(t *testing.T, c *client.Client) {
 	}
 }
 
-func callTool(t *testing.T, c *client.Client, name string, args map[string]any) *mcp.CallToolResult {
+func callTool(t testing.TB, c *client.Client, name string, args map[string]any) *mcp.CallToolResult {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
@@ -55,7 +55,7 @@ func callTool(t *testing.T, c *client.Client, name string, args map[string]any) 
 }
 
 // structured decodes a result's structuredContent into v.
-func structured(t *testing.T, res *mcp.CallToolResult, v any) {
+func structured(t testing.TB, res *mcp.CallToolResult, v any) {
 	t.Helper()
 	b, err := json.Marshal(res.StructuredContent)
 	if err != nil {
@@ -68,7 +68,7 @@ func structured(t *testing.T, res *mcp.CallToolResult, v any) {
 
 // checkListFolders asserts the sandbox's folders with their special use and
 // the INBOX count.
-func checkListFolders(t *testing.T, res *mcp.CallToolResult, wantInbox uint32) {
+func checkListFolders(t testing.TB, res *mcp.CallToolResult, wantInbox uint32) {
 	t.Helper()
 	if res.IsError {
 		t.Fatalf("list_folders isError: %+v", res.Content)

@@ -87,6 +87,8 @@ func newApp(ctx context.Context, cfg *config.Config, log *slog.Logger, so sandbo
 		a.sender = smtp.New(smtpOpts)
 		deps.Sender = a.sender
 	}
+	deps.Inbox = a.mail
+	deps.Inboxes = tools.InboxOptions{Address: inboxAddress(cfg), Sandbox: cfg.Sandbox(), WaitMax: cfg.WaitMax()}
 	deps.Send = tools.SendOptions{From: fromAddress(cfg), FromName: cfg.DefaultFromName, SaveSent: string(cfg.SaveSent), SentFolder: cfg.SentFolder}
 	ts, err := tools.New(deps, tools.Options{
 		Name:             cfg.MCPServerName,
@@ -105,7 +107,7 @@ func newApp(ctx context.Context, cfg *config.Config, log *slog.Logger, so sandbo
 }
 
 // sandboxFrom is the From address of mail sent from the sandbox.
-const sandboxFrom = "agent@sandbox.localhost"
+const sandboxFrom = "agent@" + devmail.DefaultDomain
 
 // fromAddress is SMTP_USER or INBOX_ADDRESS (config.FromAddress), or the
 // sandbox's own address.
@@ -114,6 +116,16 @@ func fromAddress(cfg *config.Config) string {
 		return f
 	}
 	return sandboxFrom
+}
+
+// inboxAddress is the base of the test inboxes: INBOX_ADDRESS (or
+// IMAP_USER), or in the sandbox an address on its own domain. "" turns the
+// inbox toolset off (a warning at start says why).
+func inboxAddress(cfg *config.Config) string {
+	if cfg.Sandbox() {
+		return "inbox@" + devmail.DefaultDomain
+	}
+	return cfg.InboxAddress
 }
 
 // Close releases the pool and stops the sandbox.

@@ -1,0 +1,176 @@
+package tools
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"io"
+	"net/mail"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/email-mcp/email-mcp/extract"
+	"github.com/email-mcp/email-mcp/imap"
+	"github.com/email-mcp/email-mcp/message"
+)
+
+// InboxStore is what the inbox toolset needs of the IMAP side.
+type InboxStore interface {
+	Mailbox
+	Append(ctx context.Context, folder string, flags []string, date time.Time, size int64, r io.Reader) (uint32, error)
+	CreateFolder(ctx context.Context, name string) error
+	FindSpecialUse(ctx context.Context, use string) (string, error)
+	UIDNext(ctx context.Context, folder string) (uidValidity, uidNext uint32, err error)
+	FetchMessages(ctx context.Context, folder string, uids []uint32, prefixBytes int64) ([]*imap.Message, error)
+	Subscribe(ctx context.Context, folder string, afterUID uint32) (*imap.Subscription, error)
+}
+
+// InboxOptions configure the inbox toolset.
+type InboxOptions struct {
+	// Address is the base address: inboxes are its +tag sub-addresses
+	// (local+tag@domain). With Sandbox, inboxes are tag@<its domain>
+	// instead: the sandbox takes mail for any address, and some sign-up
+	// forms refuse "+".
+	Address string
+	Sandbox bool
+	// WaitMax bounds every wait's timeout (WAIT_MAX_SECONDS).
+	WaitMax time.Duration
+	// Folder is where mail arrives (INBOX).
+	Folder string
+	// ProgressEvery is how often a wait sends a progress notification when
+	// the client asked for them (default 10 s).
+	ProgressEvery time.Duration
+}
+
+// markerFolder holds one marker message per created inbox, so that the
+// inboxes live in the mailbox: a restart or a second replica sees them.
+const markerFolder = "email-mcp-inboxes"
+
+// markerHeader names the inbox address in a marker message.
+const markerHeader = "X-Email-Mcp-Inbox"
+
+// inboxes resolves ids and addresses and finds an inbox's messages.
+type inboxes struct {
+	store InboxStore
+	opts  InboxOptions
+}
+
+var tagPattern = regexp.MustCompile(`^[a-z0-9][a-z0-9-]{0,47}$`)
+
+// newTag makes an inbox tag from an optional label: label-xxxxxx.
+func newTag(label string) string {
+	var b strings.Builder
+	for _, r := range strings.ToLower(label) {
+		switch {
+		case r >= 'a' && r <= 'z', r >= '0' && r <= '9':
+			b.WriteRune(r)
+		case b.Len() > 0 && !strings.HasSuffix(b.String(), "-"):
+			b.WriteByte('-')
+		}
+		if b.Len() >= 32 {
+			break
+		}
+	}
+	prefix := strings.Trim(b.String(), "-")
+	if prefix == "" {
+		prefix = "inbox"
+	}
+	rnd := make([]byte, 4)
+	_, _ = rand.Read(rnd)
+	return prefix + "-" + hex.EncodeToString(rnd)
+}
+
+// address is the inbox's address for a tag.
+func (ib *inboxes) address(tag string) string {
+	local, domain, _ := strings.Cut(ib.opts.Address, "@")
+	if ib.opts.Sandbox {
+		return tag + "@" + domain
+	}
+	if base, _, ok := strings.Cut(local, "+"); ok {
+		local = base
+	}
+	return local + "+" + tag + "@" + domain
+}
+
+// resolve accepts an inbox id (its tag) or its full address and returns the
+// tag and the address.
+func (ib *inboxes) resolve(id string) (tag, addr string, err error) {
+	id = strings.ToLower(strings.TrimSpace(id))
+	if id == "" {
+		return "", "", invalidArg("inbox_id is required")
+	}
+	if strings.Contains(id, "@") {
+		if tag := ib.tagOf(id); tagPattern.MatchString(tag) && ib.address(tag) == id {
+			return tag, id, nil
+		}
+		return "", "", invalidArg("%q is not an address of this account's test inboxes", truncate(id, 80))
+	}
+	if !tagPattern.MatchString(id) {
+		return "", "", invalidArg("inbox_id %q is not valid: use the inbox_id create_inbox returned", truncate(id, 80))
+	}
+	return id, ib.address(id), nil
+}
+
+// tagOf is the tag of an inbox address, or "".
+func (ib *inboxes) tagOf(addr string) string {
+	local, _, _ := strings.Cut(addr, "@")
+	if ib.opts.Sandbox {
+		return local
+	}
+	_, tag, _ := strings.Cut(local, "+")
+	return tag
+}
+
+// recipientFields are the header fields that say who a message was for.
+var recipientFields = []string{"To", "Cc", "Delivered-To", "X-Original-To", "Envelope-To"}
+
+// isFor reports whether a raw message was addressed to addr, by its
+// recipient header fields.
+func isFor(raw []byte, addr string) bool {
+	m, err := mail.ReadMessage(bytes.NewReader(raw))
+	if err != nil {
+		return false
+	}
+	addr = strings.ToLower(addr)
+	for _, f := range recipientFields {
+		for _, v := range m.Header[f] {
+			if containsAddress(strings.ToLower(v), addr) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// containsAddress finds addr in a header value as a whole address, not as
+// the tail of a longer one (x+a@d must not match a@d... only bounded).
+func containsAddress(v, addr string) bool {
+	for i := 0; ; {
+		j := strings.Index(v[i:], addr)
+		if j < 0 {
+			return false
+		}
+		start, end := i+j, i+j+len(addr)
+		if (start == 0 || !isAddrChar(v[start-1])) && (end == len(v) || !isAddrChar(v[end])) {
+			return true
+		}
+		i = start + 1
+	}
+}
+
+func isAddrChar(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || strings.IndexByte(".+-_=@%!#$&'*/?^`{|}~", c) >= 0
+}
+
+// extractView turns a fetched message into what the extractor reads.
+func extractView(raw []byte) (extract.Message, message.Header) {
+	hdr, _ := message.ParseHeader(raw)
+	b, _ := message.ParseBodies(raw)
+	var headers map[string][]string
+	if m, err := mail.ReadMessage(bytes.NewReader(raw)); err == nil {
+		headers = map[string][]string(m.Header)
+	}
+	return extract.Message{Subject: hdr.Subject, Text: b.Text, HTML: b.HTML, Headers: headers}, hdr
+}

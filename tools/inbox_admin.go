@@ -1,0 +1,187 @@
+package tools
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"math/big"
+	"sync"
+	"time"
+
+	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/email-mcp/email-mcp/imap"
+)
+
+// SendTestCodeResult is send_test_code's result.
+type SendTestCodeResult struct {
+	MessageID string `json:"message_id"`
+	SentAt    string `json:"sent_at"`
+}
+
+// Rate limits of send_test_code, per hour.
+const (
+	testCodesPerInbox   = 5
+	testCodesPerAccount = 20
+)
+
+// hourlyLimit counts events per key in a sliding hour. It lives in the
+// process: a restart forgets it (documented; it only throttles samples).
+type hourlyLimit struct {
+	mu     sync.Mutex
+	events map[string][]time.Time
+}
+
+// allow records an event for every key when all are under their limits.
+func (l *hourlyLimit) allow(now time.Time, limits map[string]int) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.events == nil {
+		l.events = map[string][]time.Time{}
+	}
+	for key, limit := range limits {
+		recent := l.events[key][:0]
+		for _, t := range l.events[key] {
+			if now.Sub(t) < time.Hour {
+				recent = append(recent, t)
+			}
+		}
+		l.events[key] = recent
+		if len(recent) >= limit {
+			return false
+		}
+	}
+	for key := range limits {
+		l.events[key] = append(l.events[key], now)
+	}
+	return true
+}
+
+func sendTestCodeSpec(ib *inboxes, limit *hourlyLimit) *spec {
+	return &spec{
+		name:  "send_test_code",
+		title: "Put a sample code into a test inbox",
+		description: "Put a sample verification-code email straight into a test inbox (no SMTP), to try wait_for_otp end to end. " +
+			fmt.Sprintf("Limited to %d per inbox and %d per account per hour.", testCodesPerInbox, testCodesPerAccount),
+		toolset:  ToolsetInbox,
+		readOnly: false, destructive: false, idempotent: false, openWorld: true,
+		changesMail: true,
+		params:      []mcp.ToolOption{inboxIDParam()},
+		output:      mcp.WithOutputSchema[SendTestCodeResult](),
+		handle: func(ctx context.Context, req mcp.CallToolRequest) (any, error) {
+			var args inboxIDArgs
+			if err := bindArgs(req, &args); err != nil {
+				return nil, err
+			}
+			tag, addr, err := ib.resolve(args.InboxID)
+			if err != nil {
+				return nil, err
+			}
+			now := time.Now()
+			if !limit.allow(now, map[string]int{"inbox:" + tag: testCodesPerInbox, "account": testCodesPerAccount}) {
+				return nil, errorf(CodeRateLimited, "send_test_code allows %d per inbox and %d per account per hour", testCodesPerInbox, testCodesPerAccount)
+			}
+			id, err := ib.appendTestCode(ctx, addr, now)
+			if err != nil {
+				return nil, err
+			}
+			return &SendTestCodeResult{MessageID: id, SentAt: formatTime(now)}, nil
+		},
+	}
+}
+
+// appendTestCode APPENDs a sample OTP mail addressed to addr.
+func (ib *inboxes) appendTestCode(ctx context.Context, addr string, now time.Time) (string, error) {
+	n, err := rand.Int(rand.Reader, big.NewInt(900000))
+	if err != nil {
+		return "", err
+	}
+	code := fmt.Sprintf("%06d", n.Int64()+100000)
+	id := fmt.Sprintf("test-code-%d.%s@email-mcp.invalid", now.UnixNano(), code)
+	raw := fmt.Appendf(nil, "From: email-mcp test <noreply@email-mcp.invalid>\r\nTo: <%s>\r\nSubject: Your verification code is %s\r\n"+
+		"Date: %s\r\nMessage-ID: <%s>\r\nContent-Type: text/plain; charset=utf-8\r\n\r\n"+
+		"Your verification code is %s.\r\n\r\nIt expires in 10 minutes. This is a sample sent by email-mcp's send_test_code.\r\n",
+		addr, code, now.Format(time.RFC1123Z), id, code)
+	if _, err := ib.store.Append(ctx, ib.opts.Folder, nil, now, int64(len(raw)), bytes.NewReader(raw)); err != nil {
+		return "", folderError(err, ib.opts.Folder)
+	}
+	return id, nil
+}
+
+// DeleteInboxResult is delete_inbox's result.
+type DeleteInboxResult struct {
+	Deleted int    `json:"deleted" jsonschema:"messages moved to Trash"`
+	Trash   string `json:"trash" jsonschema:"the folder they were moved to"`
+}
+
+func deleteInboxSpec(ib *inboxes) *spec {
+	return &spec{
+		name:        "delete_inbox",
+		title:       "Delete a test inbox",
+		description: "Move every message of a test inbox to Trash and forget the inbox. The address may still receive mail afterwards.",
+		toolset:     ToolsetInbox,
+		readOnly:    false, destructive: true, idempotent: true, openWorld: true,
+		changesMail: true,
+		params:      []mcp.ToolOption{inboxIDParam()},
+		output:      mcp.WithOutputSchema[DeleteInboxResult](),
+		handle: func(ctx context.Context, req mcp.CallToolRequest) (any, error) {
+			var args inboxIDArgs
+			if err := bindArgs(req, &args); err != nil {
+				return nil, err
+			}
+			_, addr, err := ib.resolve(args.InboxID)
+			if err != nil {
+				return nil, err
+			}
+			return ib.delete(ctx, addr)
+		},
+	}
+}
+
+// delete moves the inbox's messages and its marker to Trash.
+func (ib *inboxes) delete(ctx context.Context, addr string) (*DeleteInboxResult, error) {
+	trash, err := ib.store.FindSpecialUse(ctx, `\Trash`)
+	if err != nil {
+		return nil, folderError(err, "Trash")
+	}
+	if trash == "" {
+		trash = "Trash"
+	}
+	out := &DeleteInboxResult{Trash: trash}
+	for _, folder := range []string{ib.opts.Folder, markerFolder} {
+		n, err := ib.moveAll(ctx, folder, addr, trash)
+		if folder == markerFolder && errors.Is(err, imap.ErrFolderNotFound) {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		if folder == ib.opts.Folder {
+			out.Deleted = n
+		}
+	}
+	return out, nil
+}
+
+// moveAll moves every message to addr in folder to trash, page by page.
+func (ib *inboxes) moveAll(ctx context.Context, folder, addr, trash string) (int, error) {
+	moved := 0
+	for range 1000 { // bounded: 1000 pages of 200
+		res, err := ib.store.Search(ctx, folder, imap.SearchCriteria{Recipient: addr}, imap.PageRequest{Limit: 200})
+		if err != nil {
+			return moved, folderError(err, folder)
+		}
+		for _, m := range res.Messages {
+			if _, err := ib.store.Move(ctx, folder, m.UID, trash); err != nil {
+				return moved, folderError(err, folder)
+			}
+			moved++
+		}
+		if res.NextBeforeUID == 0 {
+			return moved, nil
+		}
+	}
+	return moved, nil
+}

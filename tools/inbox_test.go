@@ -1,0 +1,281 @@
+package tools_test
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/mark3labs/mcp-go/client"
+	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/email-mcp/email-mcp/imap"
+	"github.com/email-mcp/email-mcp/internal/mailtest"
+	"github.com/email-mcp/email-mcp/tools"
+)
+
+// inboxEnv is the inbox toolset over a mailtest account (in-process, or
+// Dovecot on the tier).
+type inboxEnv struct {
+	*mailEnv
+	mail *imap.Client
+	base string // the account's base address
+}
+
+func newInboxEnv(t testing.TB) *inboxEnv {
+	t.Helper()
+	acct := mailtest.NewAccount(t)
+	mail := imap.New(imap.Options{Host: acct.Host, Port: acct.Port, Username: acct.Username, Password: acct.Password, Security: imap.SecurityPlain, PoolSize: 3})
+	t.Cleanup(func() { _ = mail.Close() })
+	base := acct.Username
+	if !strings.Contains(base, "@") {
+		base += "@example.test"
+	}
+	ts, err := tools.New(tools.Deps{Mail: mail, Inbox: mail,
+		Inboxes: tools.InboxOptions{Address: base, WaitMax: 30 * time.Second, ProgressEvery: 100 * time.Millisecond}},
+		tools.Options{Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := client.NewInProcessClient(ts.MCP())
+	if err != nil {
+		t.Fatal(err)
+	}
+	initClient(t, c)
+	return &inboxEnv{mailEnv: &mailEnv{acct: acct, client: c}, mail: mail, base: base}
+}
+
+// deliver appends a mail to INBOX as an app under test would send it.
+func (e *inboxEnv) deliver(t testing.TB, to, subject, body string) uint32 {
+	t.Helper()
+	raw := fmt.Sprintf("From: Shop <no-reply@shop.example>\r\nTo: %s\r\nSubject: %s\r\nMessage-ID: <%d@shop.example>\r\n"+
+		"Date: %s\r\nContent-Type: text/plain; charset=utf-8\r\n\r\n%s\r\n", to, subject, time.Now().UnixNano(), time.Now().Format(time.RFC1123Z), body)
+	return e.acct.Append(t, "INBOX", []byte(raw))
+}
+
+func (e *inboxEnv) create(t testing.TB, label string) tools.CreateInboxResult {
+	t.Helper()
+	var r tools.CreateInboxResult
+	e.call(t, "create_inbox", map[string]any{"label": label}, &r)
+	return r
+}
+
+// nextSince runs a wait that times out at once and returns its next_since.
+func (e *inboxEnv) nextSince(t testing.TB, inbox string) string {
+	t.Helper()
+	res := callTool(t, e.client, "wait_for_email", map[string]any{"inbox_id": inbox, "timeout": 0.2})
+	var body struct {
+		Error struct {
+			Code      string `json:"code"`
+			NextSince string `json:"next_since"`
+		} `json:"error"`
+	}
+	structured(t, res, &body)
+	if body.Error.Code != "WAIT_TIMEOUT" || body.Error.NextSince == "" {
+		t.Fatalf("short wait = %+v, want WAIT_TIMEOUT with next_since", body)
+	}
+	return body.Error.NextSince
+}
+
+func TestInboxLifecycle(t *testing.T) {
+	e := newInboxEnv(t)
+	in := e.create(t, "Sign Up!")
+	if !strings.HasPrefix(in.InboxID, "sign-up-") || !strings.Contains(in.Address, "+"+in.InboxID+"@") {
+		t.Fatalf("create_inbox = %+v", in)
+	}
+	other := e.create(t, "")
+	e.deliver(t, in.Address, "Welcome", "Your verification code is 739204.")
+	e.deliver(t, other.Address, "Other", "Not for the first inbox: 111222")
+	e.deliver(t, "Someone <"+in.Address+">, x@example.test", "Confirm your email", "Confirm: https://shop.example/verify?token=abc123")
+
+	var list tools.ListMessagesResult
+	e.call(t, "list_messages", map[string]any{"inbox_id": in.InboxID}, &list)
+	if list.Total != 2 || len(list.Messages) != 2 || list.Messages[1].OTP == nil || *list.Messages[1].OTP != "739204" ||
+		list.Messages[0].MagicLink == nil || !strings.Contains(*list.Messages[0].MagicLink, "token=abc123") {
+		t.Fatalf("list_messages = %+v", list)
+	}
+	var withOTP tools.ListMessagesResult
+	e.call(t, "list_messages", map[string]any{"inbox_id": in.Address, "has_otp": true}, &withOTP)
+	if len(withOTP.Messages) != 1 || withOTP.Messages[0].Subject != "Welcome" {
+		t.Errorf("has_otp = %+v", withOTP.Messages)
+	}
+	var latest tools.GetLatestResult
+	e.call(t, "get_latest", map[string]any{"inbox_id": in.InboxID}, &latest)
+	if latest.Message == nil || latest.Message.Subject != "Confirm your email" {
+		t.Errorf("get_latest = %+v", latest)
+	}
+
+	var inboxes tools.ListInboxesResult
+	e.call(t, "list_inboxes", map[string]any{}, &inboxes)
+	counts := map[string]int{}
+	for _, ib := range inboxes.Inboxes {
+		counts[ib.InboxID] = ib.Messages
+	}
+	if len(inboxes.Inboxes) != 2 || counts[in.InboxID] != 2 || counts[other.InboxID] != 1 {
+		t.Errorf("list_inboxes = %+v", inboxes.Inboxes)
+	}
+
+	var del tools.DeleteInboxResult
+	e.call(t, "delete_inbox", map[string]any{"inbox_id": in.InboxID}, &del)
+	if del.Deleted != 2 {
+		t.Errorf("delete_inbox = %+v, want 2 moved", del)
+	}
+	e.call(t, "list_inboxes", map[string]any{}, &inboxes)
+	if len(inboxes.Inboxes) != 1 || inboxes.Inboxes[0].InboxID != other.InboxID {
+		t.Errorf("after delete, list_inboxes = %+v", inboxes.Inboxes)
+	}
+	e.call(t, "list_messages", map[string]any{"inbox_id": in.InboxID}, &list)
+	if list.Total != 0 {
+		t.Errorf("after delete, %d messages remain", list.Total)
+	}
+	e.wantError(t, "list_messages", map[string]any{"inbox_id": "../x"}, tools.CodeInvalidArgument)
+	e.wantError(t, "list_messages", map[string]any{"inbox_id": "someone@else.example"}, tools.CodeInvalidArgument)
+}
+
+// TestWaitRetryLosesNothing is the race of issue 5: a message that lands
+// between a timed-out wait and its retry (with next_since) is returned by
+// the retry.
+func TestWaitRetryLosesNothing(t *testing.T) {
+	e := newInboxEnv(t)
+	in := e.create(t, "race")
+	since := e.nextSince(t, in.InboxID)
+	e.deliver(t, in.Address, "Your code", "Use 482913 to sign in.")
+	var got tools.WaitOTPResult
+	e.call(t, "wait_for_otp", map[string]any{"inbox_id": in.InboxID, "since": since, "timeout": 10}, &got)
+	if got.OTP != "482913" || got.Confidence < 0.5 || got.ID == "" {
+		t.Errorf("retry = %+v, want 482913", got)
+	}
+	// A wait after that message, with its id as since, does not return it again.
+	res := callTool(t, e.client, "wait_for_otp", map[string]any{"inbox_id": in.InboxID, "since": got.ID, "timeout": 0.3})
+	if !res.IsError || !strings.HasPrefix(res.Content[0].(mcp.TextContent).Text, "WAIT_TIMEOUT") {
+		t.Errorf("wait after the code = %v, want WAIT_TIMEOUT", res.Content)
+	}
+	e.wantError(t, "wait_for_otp", map[string]any{"inbox_id": in.InboxID, "since": "msg_1_999999"}, tools.CodeInvalidArgument)
+	e.wantError(t, "wait_for_otp", map[string]any{"inbox_id": in.InboxID, "since": "yesterday"}, tools.CodeInvalidArgument)
+}
+
+// TestWaitPushedAndProgress: a wait blocks, gets the code pushed by IDLE
+// when it arrives, and sends progress notifications meanwhile.
+func TestWaitPushedAndProgress(t *testing.T) {
+	e := newInboxEnv(t)
+	in := e.create(t, "push")
+	since := e.nextSince(t, in.InboxID)
+	var notes atomic.Int32
+	e.client.OnNotification(func(n mcp.JSONRPCNotification) {
+		if n.Method == string(mcp.MethodNotificationProgress) {
+			notes.Add(1)
+		}
+	})
+	done := make(chan *mcp.CallToolResult, 1)
+	go func() {
+		req := mcp.CallToolRequest{}
+		req.Params.Name = "wait_for_link"
+		req.Params.Arguments = map[string]any{"inbox_id": in.InboxID, "since": since, "timeout": 20}
+		req.Params.Meta = &mcp.Meta{ProgressToken: "p1"}
+		res, err := e.client.CallTool(context.Background(), req)
+		if err != nil {
+			t.Error(err)
+		}
+		done <- res
+	}()
+	for i := 0; i < 100 && notes.Load() == 0; i++ {
+		time.Sleep(50 * time.Millisecond)
+	}
+	e.deliver(t, in.Address, "Sign in to Shop", `Click to sign in: https://shop.example/magic?token=zz9 or unsubscribe at https://shop.example/unsubscribe`)
+	select {
+	case res := <-done:
+		var got tools.WaitLinkResult
+		structured(t, res, &got)
+		if got.Link != "https://shop.example/magic?token=zz9" {
+			t.Errorf("wait_for_link = %+v", got)
+		}
+	case <-time.After(25 * time.Second):
+		t.Fatal("wait_for_link did not return")
+	}
+	if notes.Load() == 0 {
+		t.Error("no progress notification while waiting")
+	}
+}
+
+func TestWaitCancelled(t *testing.T) {
+	e := newInboxEnv(t)
+	in := e.create(t, "cancel")
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		req := mcp.CallToolRequest{}
+		req.Params.Name = "wait_for_email"
+		req.Params.Arguments = map[string]any{"inbox_id": in.InboxID, "timeout": 25}
+		_, err := e.client.CallTool(ctx, req)
+		done <- err
+	}()
+	for i := 0; i < 200 && e.mail.WatchStats().Subscribers == 0; i++ {
+		time.Sleep(20 * time.Millisecond)
+	}
+	cancel()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("a cancelled wait did not return")
+	}
+	for i := 0; i < 200 && e.mail.WatchStats().Subscribers != 0; i++ {
+		time.Sleep(20 * time.Millisecond)
+	}
+	if n := e.mail.WatchStats().Subscribers; n != 0 {
+		t.Errorf("%d subscriptions left after cancel", n)
+	}
+}
+
+// TestManyWaiters: 500 concurrent waits on one account share one watching
+// connection, and all return when their mail arrives.
+func TestManyWaiters(t *testing.T) {
+	e := newInboxEnv(t)
+	const n = 500
+	in := e.create(t, "many")
+	since := e.nextSince(t, in.InboxID)
+	var wg sync.WaitGroup
+	var ok atomic.Int32
+	for range n {
+		wg.Go(func() {
+			req := mcp.CallToolRequest{}
+			req.Params.Name = "wait_for_otp"
+			req.Params.Arguments = map[string]any{"inbox_id": in.InboxID, "since": since, "timeout": 30}
+			res, err := e.client.CallTool(context.Background(), req)
+			if err == nil && !res.IsError {
+				ok.Add(1)
+			}
+		})
+	}
+	for i := 0; i < 500 && e.mail.WatchStats().Subscribers < n; i++ {
+		time.Sleep(20 * time.Millisecond)
+	}
+	if st := e.mail.WatchStats(); st.Connections > 1 || st.Watchers != 1 {
+		t.Errorf("with %d waiters: %+v, want 1 watcher on 1 connection", st.Subscribers, st)
+	}
+	e.deliver(t, in.Address, "Code", "Your one-time code is 246810.")
+	wg.Wait()
+	if ok.Load() != n {
+		t.Errorf("%d of %d waits got the code", ok.Load(), n)
+	}
+}
+
+func TestSendTestCode(t *testing.T) {
+	e := newInboxEnv(t)
+	in := e.create(t, "sample")
+	since := e.nextSince(t, in.InboxID)
+	var sent tools.SendTestCodeResult
+	e.call(t, "send_test_code", map[string]any{"inbox_id": in.InboxID}, &sent)
+	var got tools.WaitOTPResult
+	e.call(t, "wait_for_otp", map[string]any{"inbox_id": in.InboxID, "since": since, "timeout": 10}, &got)
+	if len(got.OTP) != 6 || !strings.Contains(sent.MessageID, got.OTP) {
+		t.Errorf("sample code %q, message %q", got.OTP, sent.MessageID)
+	}
+	for range 4 {
+		e.call(t, "send_test_code", map[string]any{"inbox_id": in.InboxID}, &sent)
+	}
+	e.wantError(t, "send_test_code", map[string]any{"inbox_id": in.InboxID}, tools.CodeRateLimited)
+}

@@ -1,0 +1,216 @@
+package tools
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/email-mcp/email-mcp/imap"
+)
+
+// cutoff is where a wait starts: messages with a UID above afterUID (in the
+// folder's UIDVALIDITY), and, for a time given as since, arrived at or
+// after notBefore. It is pinned once per call.
+type cutoff struct {
+	validity, afterUID uint32
+	notBefore          time.Time
+}
+
+// nextSince is the since that continues after the last message a wait
+// looked at: a retry with it misses nothing and repeats nothing.
+func (c cutoff) nextSince(lastUID uint32) string {
+	return fmt.Sprintf("msg_%d_%d", c.validity, max(lastUID, c.afterUID))
+}
+
+// pinCutoff turns since into a cutoff. Omitted: mail that arrives after the
+// call started (the folder's UIDNEXT now). An id: mail after that message
+// (an unknown id is INVALID_ARGUMENT). RFC 3339 or unix seconds: mail that
+// arrived at or after that time (by the server's arrival time, not the Date
+// header).
+func (ib *inboxes) pinCutoff(ctx context.Context, since string) (cutoff, error) {
+	validity, next, err := ib.store.UIDNext(ctx, ib.opts.Folder)
+	if err != nil {
+		return cutoff{}, folderError(err, ib.opts.Folder)
+	}
+	c := cutoff{validity: validity, afterUID: next - 1}
+	since = strings.TrimSpace(since)
+	switch {
+	case since == "":
+		return c, nil
+	case strings.HasPrefix(since, "msg_"):
+		v, uid, ok := parseSinceID(since)
+		if !ok || v != validity || uid >= next {
+			return cutoff{}, invalidArg("since %q is not a message id of this inbox's folder (it may be from before the folder was recreated)", truncate(since, 60))
+		}
+		c.afterUID = uid
+		return c, nil
+	}
+	t, err := parseSinceTime(since)
+	if err != nil {
+		return cutoff{}, err
+	}
+	// Every message of the folder from that day on is a candidate; the
+	// arrival time decides.
+	res, err := ib.store.Search(ctx, ib.opts.Folder, imap.SearchCriteria{Since: t.Truncate(24 * time.Hour)}, imap.PageRequest{Limit: 1000})
+	if err != nil {
+		return cutoff{}, folderError(err, ib.opts.Folder)
+	}
+	c.notBefore = t
+	for _, m := range res.Messages {
+		if m.UID-1 < c.afterUID {
+			c.afterUID = m.UID - 1
+		}
+	}
+	return c, nil
+}
+
+// parseSinceID accepts msg_<uidvalidity>_<uid>, uid 0 included (a
+// next_since before any message).
+func parseSinceID(s string) (validity, uid uint32, ok bool) {
+	vs, us, found := strings.Cut(strings.TrimPrefix(s, "msg_"), "_")
+	v, err1 := strconv.ParseUint(vs, 10, 32)
+	u, err2 := strconv.ParseUint(us, 10, 32)
+	if !found || err1 != nil || err2 != nil || v == 0 {
+		return 0, 0, false
+	}
+	return uint32(v), uint32(u), true
+}
+
+func parseSinceTime(s string) (time.Time, error) {
+	if t, err := time.Parse(time.RFC3339, s); err == nil {
+		return t, nil
+	}
+	if n, err := strconv.ParseInt(s, 10, 64); err == nil && n > 0 {
+		return time.Unix(n, 0), nil
+	}
+	return time.Time{}, invalidArg("since must be RFC 3339, unix seconds or a message id (got %q)", truncate(s, 60))
+}
+
+// clampTimeout applies the default (60 s) and WAIT_MAX_SECONDS.
+func (ib *inboxes) clampTimeout(seconds *float64) (time.Duration, error) {
+	d := 60 * time.Second
+	if seconds != nil {
+		if *seconds <= 0 {
+			return 0, invalidArg("timeout must be a positive number of seconds")
+		}
+		d = time.Duration(*seconds * float64(time.Second))
+	}
+	if ib.opts.WaitMax > 0 && d > ib.opts.WaitMax {
+		d = ib.opts.WaitMax
+	}
+	return d, nil
+}
+
+// defaultProgressEvery is how often a wait tells the client it is still
+// waiting.
+const defaultProgressEvery = 10 * time.Second
+
+// wait blocks until a message for addr after the cutoff satisfies match, the
+// timeout passes (WAIT_TIMEOUT with next_since) or the client goes away. It
+// subscribes to the folder's watcher (one IMAP IDLE connection shared by
+// every waiter), which also delivers what arrived between the cutoff and
+// the subscription, so nothing in between is lost.
+func (ib *inboxes) wait(ctx context.Context, req mcp.CallToolRequest, addr string, c cutoff, timeout time.Duration,
+	match func(*imap.NewMail) (any, bool)) (any, error) {
+	// Our own deadline: on SSE, mcp-go detaches the handler's context.
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	sub, err := ib.store.Subscribe(ctx, ib.opts.Folder, c.afterUID)
+	if err != nil {
+		if errors.Is(err, context.DeadlineExceeded) {
+			return nil, waitTimeout(c, c.afterUID, timeout)
+		}
+		return nil, folderError(err, ib.opts.Folder)
+	}
+	defer sub.Close()
+	if sub.UIDValidity() != c.validity {
+		return nil, folderError(imap.ErrUIDValidityChanged, ib.opts.Folder)
+	}
+	progress := newProgress(ctx, req, timeout, ib.opts.ProgressEvery)
+	defer progress.stop()
+	last := c.afterUID
+	for {
+		select {
+		case m, ok := <-sub.C:
+			if !ok {
+				if err := sub.Err(); err != nil {
+					return nil, folderError(err, ib.opts.Folder)
+				}
+				return nil, waitTimeout(c, last, timeout)
+			}
+			last = max(last, m.UID)
+			if m.InternalDate.Before(c.notBefore) || !isFor(m.Raw, addr) {
+				continue
+			}
+			if out, ok := match(&m); ok {
+				return out, nil
+			}
+		case <-progress.tick():
+			progress.send()
+		case <-ctx.Done():
+			if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+				return nil, waitTimeout(c, last, timeout)
+			}
+			return nil, ctx.Err()
+		}
+	}
+}
+
+func waitTimeout(c cutoff, last uint32, timeout time.Duration) error {
+	return &Error{Code: CodeWaitTimeout,
+		Message: fmt.Sprintf("nothing matching arrived within %s; call again with since=next_since to continue without missing anything", timeout.Round(time.Second)),
+		Details: map[string]any{"next_since": c.nextSince(last)}}
+}
+
+// progress sends notifications/progress at a steady pace when the client
+// asked for them with a progress token.
+type progress struct {
+	ctx     context.Context
+	token   mcp.ProgressToken
+	srv     *server.MCPServer
+	ticker  *time.Ticker
+	start   time.Time
+	timeout time.Duration
+}
+
+func newProgress(ctx context.Context, req mcp.CallToolRequest, timeout, every time.Duration) *progress {
+	p := &progress{ctx: ctx, srv: server.ServerFromContext(ctx), start: time.Now(), timeout: timeout}
+	if every <= 0 {
+		every = defaultProgressEvery
+	}
+	if req.Params.Meta != nil && req.Params.Meta.ProgressToken != nil && p.srv != nil {
+		p.token = req.Params.Meta.ProgressToken
+		p.ticker = time.NewTicker(every)
+	}
+	return p
+}
+
+// tick is nil (never ready) without a progress token.
+func (p *progress) tick() <-chan time.Time {
+	if p.ticker == nil {
+		return nil
+	}
+	return p.ticker.C
+}
+
+func (p *progress) send() {
+	elapsed := time.Since(p.start)
+	_ = p.srv.SendNotificationToClient(p.ctx, string(mcp.MethodNotificationProgress), map[string]any{
+		"progressToken": p.token,
+		"progress":      int(elapsed.Seconds()),
+		"total":         int(p.timeout.Seconds()),
+		"message":       fmt.Sprintf("waiting for email… %ds of %ds", int(elapsed.Seconds()), int(p.timeout.Seconds())),
+	})
+}
+
+func (p *progress) stop() {
+	if p.ticker != nil {
+		p.ticker.Stop()
+	}
+}
