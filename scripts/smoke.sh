@@ -81,21 +81,40 @@ curl_ -f -H "Authorization: Bearer $key" -H 'Content-Type: application/json' -H 
 lst='{"jsonrpc":"2.0","id":2,"method":"tools/list"}'
 curl_ -f -H "X-API-Key: $key" -H 'Content-Type: application/json' -H 'Accept: application/json, text/event-stream' -d "$lst" "$base/mcp" | grep -q '"list_folders"' || fail "/mcp tools/list"
 
-# 6. Legacy SSE: the endpoint event arrives.
+# 6. Test inbox: create_inbox, a wait blocked in the server, an app's mail
+#    through SMTP, the code comes back.
+mcall() { curl_ -H "X-API-Key: $key" -H 'Content-Type: application/json' -d "$1" "$base/mcp/call"; }
+created=$(mcall '{"method":"tools/call","params":{"name":"create_inbox","arguments":{"label":"smoke"}}}')
+inbox=$(python3 -c 'import json,sys; print(json.loads(sys.argv[1])["structuredContent"]["inbox_id"])' "$created") || fail "create_inbox: $created"
+addr=$(python3 -c 'import json,sys; print(json.loads(sys.argv[1])["structuredContent"]["address"])' "$created")
+short=$(mcall "{\"method\":\"tools/call\",\"params\":{\"name\":\"wait_for_email\",\"arguments\":{\"inbox_id\":\"$inbox\",\"timeout\":0.2}}}")
+since=$(python3 -c 'import json,sys; print(json.loads(sys.argv[1])["structuredContent"]["error"]["next_since"])' "$short") || fail "short wait: $short"
+mcall "{\"method\":\"tools/call\",\"params\":{\"name\":\"wait_for_otp\",\"arguments\":{\"inbox_id\":\"$inbox\",\"since\":\"$since\",\"timeout\":15}}}" >"$work/otp" &
+waiter=$!
+python3 - "$smtp_port" "$addr" <<'PY'
+import smtplib, sys
+s = smtplib.SMTP("127.0.0.1", int(sys.argv[1]), local_hostname="localhost", timeout=10)
+s.sendmail("app@example.test", [sys.argv[2]], f"From: App <app@example.test>\r\nTo: {sys.argv[2]}\r\nSubject: Confirm your account\r\n\r\nYour verification code is 735 209.\r\n")
+s.quit()
+PY
+wait "$waiter" || fail "wait_for_otp call failed"
+grep -q '"otp":"735209"' "$work/otp" || fail "wait_for_otp: $(cat "$work/otp")"
+
+# 7. Legacy SSE: the endpoint event arrives.
 curl_ -N --max-time 2 -H "X-API-Key: $key" "$base/sse" >"$work/sse" 2>/dev/null || true
 grep -q 'event: endpoint' "$work/sse" || fail "/sse endpoint event: $(cat "$work/sse")"
 
-# 7. SIGTERM: clean exit 0.
+# 8. SIGTERM: clean exit 0.
 kill -TERM "$pid"
 rc=0; wait "$pid" || rc=$?
 pid=""
 [ "$rc" = 0 ] || fail "exit status after SIGTERM = $rc, want 0"
 
-# 8. stdio: initialize + tools/list through a pipe, exit on EOF.
+# 9. stdio: initialize + tools/list through a pipe, exit on EOF.
 printf '%s\n%s\n' "$init" "$lst" | timeout 30 env -i PATH="$PATH" HOME="$work" \
   DEV_SMTP_ADDR="127.0.0.1:$smtp_port" DEV_IMAP_ADDR="127.0.0.1:$imap_port" "$bin" stdio >"$work/stdio.out" 2>"$work/stdio.err" \
   || fail "stdio exited non-zero: $(cat "$work/stdio.err")"
 grep -q '"list_folders"' "$work/stdio.out" || fail "stdio tools/list: $(cat "$work/stdio.out")"
 if grep -qv '^{' "$work/stdio.out"; then fail "stdio wrote non-protocol output to stdout"; fi
 
-echo "smoke: OK (sandbox, auth, SMTP->list_folders, /mcp, /sse, SIGTERM, stdio)"
+echo "smoke: OK (sandbox, auth, SMTP->list_folders, create_inbox + SMTP -> wait_for_otp, /mcp, /sse, SIGTERM, stdio)"

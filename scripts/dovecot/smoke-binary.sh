@@ -27,7 +27,7 @@ fail() { echo "smoke-binary: FAIL: $*" >&2; [ -f "$work/log" ] && tail -40 "$wor
 imap_host=${DOVECOT_IMAP_ADDR%:*}; imap_port=${DOVECOT_IMAP_ADDR##*:}; imaps_port=${DOVECOT_IMAPS_ADDR##*:}
 user=smoke-$RANDOM@${DOVECOT_TEST_DOMAIN}
 base_env=(env -i PATH="$PATH" HOME="$work" IMAP_HOST="$imap_host" IMAP_USER="$user" IMAP_PASSWORD="$DOVECOT_TEST_PASSWORD"
-  TLS_CA_FILE="$DOVECOT_CA_FILE" MCP_READ_ONLY=true MCP_TOOLSETS=mail)
+  TLS_CA_FILE="$DOVECOT_CA_FILE" MCP_READ_ONLY=true MCP_TOOLSETS=mail,inbox INBOX_ADDRESS="$user")
 
 # Seed the test user's INBOX over IMAPS (Python stdlib).
 python3 - "$imap_host" "$imaps_port" "$user" "$DOVECOT_TEST_PASSWORD" "$DOVECOT_CA_FILE" <<'PY'
@@ -80,6 +80,25 @@ echo "$read" | grep -q 'your code is 424211' || fail "read_email: $read"
 again=$(call '{"method":"tools/call","params":{"name":"search_emails","arguments":{"unread":true,"limit":1}}}')
 echo "$again" | grep -q '"total":12' || fail "read_email marked the message read: $again"
 call '{"method":"tools/call","params":{"name":"search_emails","arguments":{"folder":"No Such Folder"}}}' | grep -q 'FOLDER_NOT_FOUND' || fail "missing folder is not FOLDER_NOT_FOUND"
+# A wait pushed by Dovecot's IDLE: wait_for_otp on a +tag inbox, then the
+# app's mail lands (APPEND over IMAPS, as a delivery would).
+inbox="${user%@*}+dovetest@${user#*@}"
+short=$(call "{\"method\":\"tools/call\",\"params\":{\"name\":\"wait_for_email\",\"arguments\":{\"inbox_id\":\"$inbox\",\"timeout\":0.3}}}")
+since=$(python3 -c 'import json,sys; print(json.loads(sys.argv[1])["structuredContent"]["error"]["next_since"])' "$short") || fail "short wait: $short"
+call "{\"method\":\"tools/call\",\"params\":{\"name\":\"wait_for_otp\",\"arguments\":{\"inbox_id\":\"$inbox\",\"since\":\"$since\",\"timeout\":20}}}" >"$work/otp" &
+waiter=$!
+python3 - "$imap_host" "$imaps_port" "$user" "$DOVECOT_TEST_PASSWORD" "$DOVECOT_CA_FILE" "$inbox" <<'PY'
+import imaplib, ssl, sys, time
+host, port, user, pw, ca, inbox = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4], sys.argv[5], sys.argv[6]
+m = imaplib.IMAP4_SSL(host, port, ssl_context=ssl.create_default_context(cafile=ca))
+m.login(user, pw)
+msg = f"From: App <app@example.test>\r\nTo: {inbox}\r\nSubject: Your sign-in code\r\nMessage-ID: <otp-1@example.test>\r\n\r\nYour one-time code is 861 204.\r\n"
+m.append("INBOX", None, imaplib.Time2Internaldate(time.time()), msg.encode())
+m.logout()
+PY
+wait "$waiter" || fail "wait_for_otp call failed"
+grep -q '"otp":"861204"' "$work/otp" || fail "wait_for_otp on Dovecot: $(cat "$work/otp")"
+
 kill -TERM "$pid"; rc=0; wait "$pid" || rc=$?; pid=""
 [ "$rc" = 0 ] || fail "serve exit after SIGTERM = $rc"
-echo "smoke-binary: OK (check: IMAPS, STARTTLS, AUTH_FAILED, TLS_FAILED; serve read-only on Dovecot: search, read without \\Seen, FOLDER_NOT_FOUND)"
+echo "smoke-binary: OK (check: IMAPS, STARTTLS, AUTH_FAILED, TLS_FAILED; serve read-only on Dovecot: search, read without \\Seen, FOLDER_NOT_FOUND, wait_for_otp pushed by IDLE)"
