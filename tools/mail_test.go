@@ -324,3 +324,39 @@ func TestReadOnlyMode(t *testing.T) {
 		t.Error("read-only read_email set \\Seen")
 	}
 }
+
+// TestListFoldersAccount runs list_folders on the mailtest account (and so
+// on Dovecot in the tier): special-use folders reported, counts right,
+// non-ASCII names round-trip.
+func TestListFoldersAccount(t *testing.T) {
+	e := newMailEnv(t, tools.Options{})
+	folder, _ := e.seed(t, "Überweisungen 2024", "latin1-qp.eml", "gmail-alternative.eml")
+	e.acct.Append(t, folder, []byte("Subject: read\r\n\r\nx\r\n"), `\Seen`)
+	var r tools.ListFoldersResult
+	e.call(t, "list_folders", map[string]any{"include_counts": true}, &r)
+	special := map[string]bool{}
+	var got *tools.FolderInfo
+	for i, f := range r.Folders {
+		if f.SpecialUse != nil {
+			special[*f.SpecialUse] = true
+		}
+		if f.Name == folder {
+			got = &r.Folders[i]
+		}
+	}
+	for _, su := range []string{"sent", "drafts", "trash", "junk"} {
+		if !special[su] {
+			t.Errorf("no %s folder in %+v", su, r.Folders)
+		}
+	}
+	if got == nil || got.Messages == nil || *got.Messages != 3 || got.Unseen == nil || *got.Unseen != 2 {
+		t.Errorf("folder %q = %+v, want 3 messages, 2 unseen", folder, got)
+	}
+	var plain tools.ListFoldersResult
+	e.call(t, "list_folders", map[string]any{}, &plain)
+	for _, f := range plain.Folders {
+		if f.Messages != nil {
+			t.Errorf("counts without include_counts: %+v", f)
+		}
+	}
+}

@@ -81,20 +81,19 @@ again=$(call '{"method":"tools/call","params":{"name":"search_emails","arguments
 echo "$again" | grep -q '"total":12' || fail "read_email marked the message read: $again"
 call '{"method":"tools/call","params":{"name":"search_emails","arguments":{"folder":"No Such Folder"}}}' | grep -q 'FOLDER_NOT_FOUND' || fail "missing folder is not FOLDER_NOT_FOUND"
 # A wait pushed by Dovecot's IDLE: wait_for_otp on a +tag inbox, then the
-# app's mail lands (APPEND over IMAPS, as a delivery would).
+# app's mail is delivered through Dovecot's LMTP.
 inbox="${user%@*}+dovetest@${user#*@}"
 short=$(call "{\"method\":\"tools/call\",\"params\":{\"name\":\"wait_for_email\",\"arguments\":{\"inbox_id\":\"$inbox\",\"timeout\":0.3}}}")
 since=$(python3 -c 'import json,sys; print(json.loads(sys.argv[1])["structuredContent"]["error"]["next_since"])' "$short") || fail "short wait: $short"
 call "{\"method\":\"tools/call\",\"params\":{\"name\":\"wait_for_otp\",\"arguments\":{\"inbox_id\":\"$inbox\",\"since\":\"$since\",\"timeout\":20}}}" >"$work/otp" &
 waiter=$!
-python3 - "$imap_host" "$imaps_port" "$user" "$DOVECOT_TEST_PASSWORD" "$DOVECOT_CA_FILE" "$inbox" <<'PY'
-import imaplib, ssl, sys, time
-host, port, user, pw, ca, inbox = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4], sys.argv[5], sys.argv[6]
-m = imaplib.IMAP4_SSL(host, port, ssl_context=ssl.create_default_context(cafile=ca))
-m.login(user, pw)
-msg = f"From: App <app@example.test>\r\nTo: {inbox}\r\nSubject: Your sign-in code\r\nMessage-ID: <otp-1@example.test>\r\n\r\nYour one-time code is 861 204.\r\n"
-m.append("INBOX", None, imaplib.Time2Internaldate(time.time()), msg.encode())
-m.logout()
+python3 - "${DOVECOT_LMTP_ADDR%:*}" "${DOVECOT_LMTP_ADDR##*:}" "$inbox" <<'PY'
+import smtplib, sys
+host, port, inbox = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+# LMTP: how an MTA hands mail to Dovecot; the +tag goes with the recipient.
+s = smtplib.LMTP(host, port, local_hostname="localhost", timeout=10)
+s.sendmail("app@example.test", [inbox], f"From: App <app@example.test>\r\nTo: {inbox}\r\nSubject: Your sign-in code\r\nMessage-ID: <otp-1@example.test>\r\n\r\nYour one-time code is 861 204.\r\n")
+s.quit()
 PY
 wait "$waiter" || fail "wait_for_otp call failed"
 grep -q '"otp":"861204"' "$work/otp" || fail "wait_for_otp on Dovecot: $(cat "$work/otp")"
