@@ -163,3 +163,68 @@ func TestSubmissionRoundTrip(t *testing.T) {
 		t.Errorf("relay received %d messages", len(rl.got))
 	}
 }
+
+// gmailLike is a relay that files its own copy in Sent, as Gmail does: the
+// sent copy must then be skipped, not duplicated.
+type gmailLike struct{ relay }
+
+func (g *gmailLike) NewSession(c *gosmtp.Conn) (gosmtp.Session, error) {
+	return &gmailSession{relaySession{r: &g.relay}}, nil
+}
+
+type gmailSession struct{ relaySession }
+
+func (s *gmailSession) Data(r io.Reader) error {
+	raw, err := io.ReadAll(r)
+	if err != nil {
+		return err
+	}
+	s.r.acct.Append(s.r.t, s.r.acct.Folder("Sent"), raw, `\Seen`)
+	return nil
+}
+
+func TestSentCopySkippedWhenServerFiledIt(t *testing.T) {
+	acct := mailtest.NewAccount(t)
+	g := &gmailLike{relay{t: t, acct: acct}}
+	srv := gosmtp.NewServer(g)
+	srv.Domain, srv.AllowInsecureAuth = "localhost", true
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	go func() { _ = srv.Serve(ln) }()
+	t.Cleanup(func() { _ = srv.Close() })
+	shost, sport := splitAddr(t, ln.Addr().String())
+	mail := imap.New(imap.Options{Host: acct.Host, Port: acct.Port, Username: acct.Username, Password: acct.Password, Security: imap.SecurityPlain})
+	t.Cleanup(func() { _ = mail.Close() })
+	sender := smtp.New(smtp.Options{Host: shost, Port: sport, Username: acct.Username, Password: acct.Password, Security: smtp.SecurityPlain})
+	for _, tc := range []struct {
+		sentFolder, want string
+		copies           int
+	}{
+		{"", "skipped", 1}, // the server filed it: no duplicate
+		{acct.Folder("No Such Sent Folder"), "failed", 2}, // the copy fails, the send does not
+	} {
+		ts, err := tools.New(tools.Deps{Mail: mail, Sent: mail, Sender: sender,
+			Send: tools.SendOptions{From: acct.Username, SaveSent: "true", SentFolder: tc.sentFolder}}, tools.Options{Logger: slog.New(slog.DiscardHandler)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		c, err := client.NewInProcessClient(ts.MCP())
+		if err != nil {
+			t.Fatal(err)
+		}
+		initClient(t, c)
+		e := &mailEnv{acct: acct, client: c}
+		var sent tools.SendResult
+		e.call(t, "send_email", map[string]any{"to": "x@example.test", "subject": "filed " + tc.want, "body": "b"}, &sent)
+		if !sent.Success || sent.SentCopy != tc.want {
+			t.Errorf("SENT_FOLDER=%q: send = %+v, want success with sent_copy %s", tc.sentFolder, sent, tc.want)
+		}
+		var r tools.SearchResult
+		e.call(t, "search_emails", map[string]any{"folder": acct.Folder("Sent"), "subject": "filed"}, &r)
+		if r.Total != tc.copies {
+			t.Errorf("Sent holds %d copies after %q, want %d", r.Total, tc.want, tc.copies)
+		}
+	}
+}
