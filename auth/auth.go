@@ -10,13 +10,16 @@
 //  1. A key in the query string (api_key, apikey, key, token, access_token)
 //     is refused with 400: URLs end up in logs and browser history. The URL is
 //     never logged.
-//  2. The Origin header: absent is fine (non-browser clients); an origin in
+//  2. The Host header (DNS-rebinding protection): an IP literal, localhost,
+//     or a name in AllowedHosts ("*.example.com" covers subdomains, "*" turns
+//     the check off); anything else is refused with 403.
+//  3. The Origin header: absent is fine (non-browser clients); an origin in
 //     AllowedOrigins (exact, scheme and host case-insensitive) or an http(s)
 //     origin on a loopback host (localhost, 127.0.0.0/8, [::1]) is fine;
 //     anything else, "null" included, is refused with 403. An origin that
 //     merely matches the request's Host is NOT allowed: that is exactly what a
 //     DNS-rebinding page looks like.
-//  3. The key, from "X-API-Key: K" or else "Authorization: Bearer K" (scheme
+//  4. The key, from "X-API-Key: K" or else "Authorization: Bearer K" (scheme
 //     case-insensitive, surrounding spaces ignored). X-API-Key wins when both
 //     are sent. It is compared in constant time with every configured key
 //     (SHA-256 digests, so the length does not leak either). A missing and a
@@ -56,6 +59,10 @@ type Options struct {
 	// AllowedOrigins are the browser origins allowed besides loopback ones,
 	// such as https://app.example.com.
 	AllowedOrigins []string
+	// AllowedHosts are the Host header names accepted besides IP literals
+	// and localhost: the public name of the server (MCP_BASE_URL's host) and
+	// MCP_ALLOWED_HOSTS. "*.example.com" matches subdomains; "*" accepts any.
+	AllowedHosts []string
 	// Logger receives one line per refused request; nil discards them.
 	Logger *slog.Logger
 }
@@ -65,7 +72,11 @@ func New(opts Options) (func(http.Handler) http.Handler, error) {
 	if len(opts.Keys) == 0 {
 		return nil, ErrNoKeys
 	}
-	g := &guard{logger: opts.Logger, origins: map[string]bool{}}
+	hosts, err := newHostRule(opts.AllowedHosts)
+	if err != nil {
+		return nil, err
+	}
+	g := &guard{logger: opts.Logger, origins: map[string]bool{}, hosts: hosts}
 	if g.logger == nil {
 		g.logger = slog.New(slog.DiscardHandler)
 	}
@@ -105,6 +116,7 @@ type guard struct {
 	keys    [][sha256.Size]byte // digests of the accepted keys
 	ids     []string            // KeyID of each key, same order
 	origins map[string]bool     // normalised AllowedOrigins
+	hosts   hostRule            // AllowedHosts
 	logger  *slog.Logger
 }
 
@@ -113,6 +125,10 @@ func (g *guard) wrap(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if param := keyInQuery(r); param != "" {
 			g.refuse(w, r, keyInQueryRefusal, slog.LevelWarn, "api key in query string", slog.String("param", param))
+			return
+		}
+		if !g.hosts.allows(r) {
+			g.refuse(w, r, forbiddenHost, slog.LevelWarn, "host not allowed", slog.String("host", clip(r.Host)))
 			return
 		}
 		origin, ok := g.checkOrigin(r)

@@ -23,6 +23,9 @@ const (
 	unauthorizedBody = `{"error":{"code":"UNAUTHORIZED","message":"missing or invalid API key"}}`
 )
 
+// testHosts allows the Host of httptest.NewRequest.
+var testHosts = []string{"example.com"}
+
 var allowedOrigins = []string{"https://app.example.com", "HTTPS://Other.Example.com:8443/"}
 
 // seen is what the next handler observed.
@@ -36,7 +39,7 @@ type seen struct {
 // newHandler wraps a recording handler in the middleware.
 func newHandler(t *testing.T, logger *slog.Logger) (http.Handler, *seen) {
 	t.Helper()
-	mw, err := auth.New(auth.Options{Keys: []string{keyA, keyB}, AllowedOrigins: allowedOrigins, Logger: logger})
+	mw, err := auth.New(auth.Options{AllowedHosts: testHosts, Keys: []string{keyA, keyB}, AllowedOrigins: allowedOrigins, Logger: logger})
 	if err != nil {
 		t.Fatalf("New() = %v", err)
 	}
@@ -129,6 +132,8 @@ func TestMiddleware(t *testing.T) {
 		{name: "two origins", headers: h("Origin", "https://app.example.com", "Origin", "https://evil.example", "X-API-Key", keyA), status: 403},
 		{name: "DNS rebinding: origin equals host", host: "evil.example:8420",
 			headers: h("Origin", "http://evil.example:8420", "X-API-Key", keyA), status: 403},
+		{name: "DNS rebinding: rebound name, no origin", host: "evil.example:8420",
+			headers: h("X-API-Key", keyA), status: 403},
 		{name: "preflight from allowed origin needs no key", method: http.MethodOptions,
 			headers: h("Origin", "https://app.example.com", "Access-Control-Request-Method", "POST"), status: 204},
 		{name: "preflight from loopback origin", method: http.MethodOptions,
@@ -188,6 +193,9 @@ func checkNext(t *testing.T, s *seen, key string) {
 func checkBody(t *testing.T, rec *httptest.ResponseRecorder) {
 	t.Helper()
 	wantCode := map[int]string{401: auth.CodeUnauthorized, 400: auth.CodeKeyInQuery, 403: auth.CodeForbiddenOrigin}[rec.Code]
+	if rec.Code == 403 && strings.Contains(rec.Body.String(), auth.CodeForbiddenHost) {
+		wantCode = auth.CodeForbiddenHost // TestHost checks which 403 each request gets
+	}
 	if wantCode == "" {
 		return
 	}
@@ -339,14 +347,14 @@ func TestNew(t *testing.T) {
 		opts auth.Options
 		want error
 	}{
-		{"fine", auth.Options{Keys: []string{keyA}, AllowedOrigins: []string{"https://a.example", "vscode-webview://x1"}}, nil},
+		{"fine", auth.Options{AllowedHosts: testHosts, Keys: []string{keyA}, AllowedOrigins: []string{"https://a.example", "vscode-webview://x1"}}, nil},
 		{"no keys", auth.Options{}, auth.ErrNoKeys},
-		{"empty key", auth.Options{Keys: []string{keyA, ""}}, auth.ErrInvalidKey},
-		{"key with space", auth.Options{Keys: []string{"a b"}}, auth.ErrInvalidKey},
-		{"key with newline", auth.Options{Keys: []string{"ab\n"}}, auth.ErrInvalidKey},
-		{"wildcard origin", auth.Options{Keys: []string{keyA}, AllowedOrigins: []string{"*"}}, auth.ErrBadOrigin},
-		{"origin with path", auth.Options{Keys: []string{keyA}, AllowedOrigins: []string{"https://a.example/app"}}, auth.ErrBadOrigin},
-		{"bare host", auth.Options{Keys: []string{keyA}, AllowedOrigins: []string{"a.example"}}, auth.ErrBadOrigin},
+		{"empty key", auth.Options{AllowedHosts: testHosts, Keys: []string{keyA, ""}}, auth.ErrInvalidKey},
+		{"key with space", auth.Options{AllowedHosts: testHosts, Keys: []string{"a b"}}, auth.ErrInvalidKey},
+		{"key with newline", auth.Options{AllowedHosts: testHosts, Keys: []string{"ab\n"}}, auth.ErrInvalidKey},
+		{"wildcard origin", auth.Options{AllowedHosts: testHosts, Keys: []string{keyA}, AllowedOrigins: []string{"*"}}, auth.ErrBadOrigin},
+		{"origin with path", auth.Options{AllowedHosts: testHosts, Keys: []string{keyA}, AllowedOrigins: []string{"https://a.example/app"}}, auth.ErrBadOrigin},
+		{"bare host", auth.Options{AllowedHosts: testHosts, Keys: []string{keyA}, AllowedOrigins: []string{"a.example"}}, auth.ErrBadOrigin},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -10,7 +10,7 @@ import (
 )
 
 func TestRateLimitPerKey(t *testing.T) {
-	mw, err := auth.New(auth.Options{Keys: []string{"key-one-0123456789", "key-two-0123456789"}})
+	mw, err := auth.New(auth.Options{AllowedHosts: testHosts, Keys: []string{"key-one-0123456789", "key-two-0123456789"}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,6 +11,7 @@ const (
 	CodeUnauthorized    = "UNAUTHORIZED"
 	CodeKeyInQuery      = "API_KEY_IN_QUERY"
 	CodeForbiddenOrigin = "FORBIDDEN_ORIGIN"
+	CodeForbiddenHost   = "FORBIDDEN_HOST"
 )
 
 // refusal is a prepared error answer.
@@ -26,6 +27,8 @@ var (
 		"do not put the API key in the URL: send it in the X-API-Key header or as Authorization: Bearer")
 	forbiddenOrigin = newRefusal(http.StatusForbidden, CodeForbiddenOrigin,
 		"this Origin is not allowed (see MCP_ALLOWED_ORIGINS)")
+	forbiddenHost = newRefusal(http.StatusForbidden, CodeForbiddenHost,
+		"this Host is not allowed (see MCP_ALLOWED_HOSTS and MCP_BASE_URL)")
 )
 
 // newRefusal builds {"error":{"code":…,"message":…}}.
