@@ -44,18 +44,22 @@ type Config struct {
 	MCPServerName      string   `envconfig:"MCP_SERVER_NAME" default:"email-mcp" desc:"server name announced to MCP clients"`
 	MCPBaseURL         string   `envconfig:"MCP_BASE_URL" desc:"public http(s) URL of this server, for printed client settings"`
 	MCPAllowedOrigins  []string `envconfig:"MCP_ALLOWED_ORIGINS" desc:"comma list of browser origins allowed besides loopback (scheme://host[:port])"`
+	MCPAllowedHosts    []string `envconfig:"MCP_ALLOWED_HOSTS" desc:"comma list of Host names accepted besides IP literals, localhost and MCP_BASE_URL's host (*.example.com for subdomains, * for any)"`
+	MCPMaxConnections  int      `envconfig:"MCP_MAX_CONNECTIONS" default:"1024" range:"1,1000000" desc:"open HTTP connections at once; more get 503"`
 	MCPReadOnly        bool     `envconfig:"MCP_READ_ONLY" default:"false" desc:"hide every tool that changes a mailbox or sends mail"`
 	MCPToolsets        []string `envconfig:"MCP_TOOLSETS" default:"mail,inbox" desc:"comma list of toolsets: mail, inbox"`
 	RateLimitPerMinute int      `envconfig:"RATE_LIMIT_PER_MINUTE" default:"120" range:"0,100000" desc:"HTTP requests per minute per API key (0: off)"`
 
-	DefaultFromName     string   `envconfig:"DEFAULT_FROM_NAME" desc:"display name of sent mail"`
-	InboxAddress        string   `envconfig:"INBOX_ADDRESS" desc:"address for +tag test inboxes (default: IMAP_USER when it is an address)"`
-	MaxSearchResults    int      `envconfig:"MAX_SEARCH_RESULTS" default:"50" range:"1,200" desc:"default page size of search_emails"`
-	MaxAttachmentSizeMB int      `envconfig:"MAX_ATTACHMENT_SIZE_MB" default:"50" range:"1,1024" desc:"largest attachment read or sent, in MiB"`
-	EmailBaseDir        string   `envconfig:"EMAIL_BASE_DIR" desc:"folder that holds the attachments workspace (made absolute)"`
-	SaveSent            SaveSent `envconfig:"SAVE_SENT" default:"auto" desc:"append sent mail to the Sent folder: auto, true, false"`
-	SentFolder          string   `envconfig:"SENT_FOLDER" desc:"Sent folder name (empty: the \\Sent special-use folder)"`
-	WaitMaxSeconds      int      `envconfig:"WAIT_MAX_SECONDS" default:"120" range:"1,3600" desc:"upper bound of wait_for_* timeouts"`
+	DefaultFromName       string   `envconfig:"DEFAULT_FROM_NAME" desc:"display name of sent mail"`
+	InboxAddress          string   `envconfig:"INBOX_ADDRESS" desc:"address for +tag test inboxes (default: IMAP_USER when it is an address)"`
+	MaxSearchResults      int      `envconfig:"MAX_SEARCH_RESULTS" default:"50" range:"1,200" desc:"default page size of search_emails"`
+	MaxAttachmentSizeMB   int      `envconfig:"MAX_ATTACHMENT_SIZE_MB" default:"50" range:"1,1024" desc:"largest attachment read or sent, in MiB"`
+	EmailBaseDir          string   `envconfig:"EMAIL_BASE_DIR" desc:"folder that holds the attachments workspace (made absolute)"`
+	SaveSent              SaveSent `envconfig:"SAVE_SENT" default:"auto" desc:"append sent mail to the Sent folder: auto, true, false"`
+	SentFolder            string   `envconfig:"SENT_FOLDER" desc:"Sent folder name (empty: the \\Sent special-use folder)"`
+	SendAllowedRecipients []string `envconfig:"SEND_ALLOWED_RECIPIENTS" desc:"comma list of addresses and domains mail may be sent to (a@b.example, b.example, *.b.example); empty: anyone"`
+	SendMaxPerHour        int      `envconfig:"SEND_MAX_PER_HOUR" default:"100" range:"0,1000000" desc:"messages the send tools may send per hour (0: no cap)"`
+	WaitMaxSeconds        int      `envconfig:"WAIT_MAX_SECONDS" default:"120" range:"1,3600" desc:"upper bound of wait_for_* timeouts"`
 
 	LogLevel  slog.Level `envconfig:"LOG_LEVEL" default:"info" desc:"debug, info, warn, error"`
 	LogFormat LogFormat  `envconfig:"LOG_FORMAT" default:"text" desc:"text or json"`

@@ -48,6 +48,10 @@
 //	IMAP_ALLOW_PLAINTEXT=false  allow IMAP_SSL=false with IMAP_STARTTLS=false to a host that is not loopback
 //	SMTP_ALLOW_PLAINTEXT=false  allow SMTP_SSL=false with SMTP_STARTTLS=false to a host that is not loopback
 //	RATE_LIMIT_PER_MINUTE=120   HTTP requests per minute per API key (0..100000; 0 turns it off)
+//	MCP_ALLOWED_HOSTS           Host header names accepted besides IP literals, localhost and MCP_BASE_URL's host
+//	MCP_MAX_CONNECTIONS=1024    open HTTP connections at once; beyond it new connections get 503
+//	SEND_ALLOWED_RECIPIENTS     addresses and domains the send tools may mail (empty: anyone)
+//	SEND_MAX_PER_HOUR=100       messages the send tools may send per hour (0: no cap)
 //
 // Booleans accept true/false, 1/0 and yes/no in any case. STARTTLS modes are
 // true (required), none (used when offered: weaker, and a warning) and false

@@ -59,6 +59,8 @@ func (ld *loader) validate(c *Config) {
 	ld.hostPort("DEV_IMAP_ADDR", c.DevIMAPAddr)
 	ld.baseURL(&c.MCPBaseURL)
 	ld.origins(c.MCPAllowedOrigins)
+	ld.allowedHosts(c.MCPAllowedHosts)
+	ld.recipients(c.SendAllowedRecipients)
 	ld.toolsets(&c.MCPToolsets)
 	ld.apiKey(c.MCPAPIKey)
 	ld.caFile(c.TLSCAFile)
@@ -283,4 +285,40 @@ func isLoopback(host string) bool {
 	}
 	a, err := netip.ParseAddr(strings.TrimSuffix(strings.TrimPrefix(h, "["), "]"))
 	return err == nil && a.Unmap().IsLoopback()
+}
+
+// allowedHosts checks MCP_ALLOWED_HOSTS: host names, *.domain or *.
+func (ld *loader) allowedHosts(list []string) {
+	const name = "MCP_ALLOWED_HOSTS"
+	for i, h := range list {
+		l := strings.TrimSuffix(lower(h), ".")
+		if l != "*" && !validHostName(strings.TrimPrefix(l, "*.")) || strings.Contains(l, ":") {
+			ld.fail(name, h, "each entry must be a host name without port (mcp.example.com), *.example.com or *")
+			continue
+		}
+		list[i] = l
+	}
+}
+
+// recipients checks SEND_ALLOWED_RECIPIENTS: addresses, domains (with or
+// without a leading @) and *.domain; entries are kept in lower case.
+func (ld *loader) recipients(list []string) {
+	const name = "SEND_ALLOWED_RECIPIENTS"
+	for i, r := range list {
+		l := lower(r)
+		var ok bool
+		switch local, domain, found := strings.Cut(l, "@"); {
+		case found && local == "":
+			l, ok = domain, validHostName(domain) && strings.Contains(domain, ".")
+		case found:
+			ok = isAddress(l)
+		default:
+			ok = validHostName(strings.TrimPrefix(l, "*.")) && strings.Contains(l, ".")
+		}
+		if !ok {
+			ld.fail(name, r, "each entry must be an address (a@b.example), a domain (b.example or @b.example) or *.b.example")
+			continue
+		}
+		list[i] = l
+	}
 }
