@@ -35,6 +35,9 @@ const (
 	CodeRateLimited          Code = "RATE_LIMITED"
 	CodeReadOnly             Code = "READ_ONLY"
 	CodeInternal             Code = "INTERNAL"
+	// CodeRecipientNotAllowed: a recipient is outside SEND_ALLOWED_RECIPIENTS
+	// (appended after DESIGN.md's list; nothing was sent).
+	CodeRecipientNotAllowed Code = "RECIPIENT_NOT_ALLOWED"
 )
 
 // codeInfo is what the model is told for a code when the handler has nothing
@@ -59,6 +62,7 @@ var codeInfo = map[Code]struct {
 	CodeRateLimited:          {"too many requests; try again later", true},
 	CodeReadOnly:             {"the server is in read-only mode", false},
 	CodeInternal:             {"an internal error occurred", true},
+	CodeRecipientNotAllowed:  {"a recipient is not on the server's allow-list; nothing was sent", false},
 }
 
 // Error is a tool failure with its stable code and a message that is safe to

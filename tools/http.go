@@ -67,8 +67,14 @@ func (s *Server) Handler(opts HTTPOptions) (*HTTP, error) {
 		server.WithStateLess(true),
 		server.WithHeartbeatInterval(25*time.Second),
 		server.WithStreamableHTTPLogger(s.log),
+		// The Host check (DNS rebinding) is Auth's, for every endpoint, with
+		// the operator's MCP_ALLOWED_HOSTS; mcp-go's own would refuse a
+		// reverse proxy on loopback that keeps the public Host.
+		server.WithDisableLocalhostProtection(true),
 	)
+	owners := &sseOwners{caller: s.callerID, owner: map[string]string{}}
 	sseOpts := []server.SSEOption{
+		server.WithSessionIDGenerator(owners.newID),
 		server.WithSSEEndpoint("/sse"),
 		server.WithMessageEndpoint("/message"),
 		server.WithKeepAliveInterval(15 * time.Second),
@@ -80,8 +86,8 @@ func (s *Server) Handler(opts HTTPOptions) (*HTTP, error) {
 
 	api := http.NewServeMux()
 	api.Handle("/mcp", streamable)
-	api.Handle("GET /sse", sse.SSEHandler())
-	api.Handle("POST /message", sse.MessageHandler())
+	api.Handle("GET /sse", owners.stream(sse.SSEHandler()))
+	api.Handle("POST /message", owners.message(sse.MessageHandler()))
 	api.HandleFunc("GET /mcp/tools", s.handleRESTTools)
 	api.HandleFunc("POST /mcp/call", s.handleRESTCall)
 

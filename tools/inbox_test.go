@@ -10,7 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/email-mcp/email-mcp/imap"
@@ -41,11 +40,7 @@ func newInboxEnv(t testing.TB) *inboxEnv {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := client.NewInProcessClient(ts.MCP())
-	if err != nil {
-		t.Fatal(err)
-	}
-	initClient(t, c)
+	c := inProcessClient(t, ts)
 	return &inboxEnv{mailEnv: &mailEnv{acct: acct, client: c}, mail: mail, base: base}
 }
 

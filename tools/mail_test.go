@@ -45,11 +45,7 @@ func newMailEnv(t testing.TB, opts tools.Options) *mailEnv {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := client.NewInProcessClient(ts.MCP())
-	if err != nil {
-		t.Fatal(err)
-	}
-	initClient(t, c)
+	c := inProcessClient(t, ts)
 	return &mailEnv{acct: acct, client: c, base: base}
 }
 

@@ -70,6 +70,7 @@ func readEmailSpec(mail Mailbox, readOnly bool) *spec {
 			"Reading never marks the message as read unless mark_read is true." + untrustedNote,
 		toolset:  ToolsetMail,
 		readOnly: false, idempotent: true, openWorld: true,
+		auditIf: "mark_read",
 		params: []mcp.ToolOption{
 			mcp.WithAny("uid", mcp.Required(), uidSchema(), mcp.Description("message UID (number or numeric string) or its id msg_<uidvalidity>_<uid>")),
 			mcp.WithString("folder", mcp.DefaultString("INBOX")),

@@ -34,7 +34,7 @@ func replyEmailSpec(mail Mailbox, o *outbox) *spec {
 		title: "Reply to an email",
 		description: "Reply to a message: to its Reply-To (else From), with reply_all also to its To and Cc (without our own address), " +
 			"subject \"Re: …\", In-Reply-To and the full References chain so it threads, the original quoted below (quote=false to leave it out). " +
-			"The original is marked answered." + untrustedNote,
+			"The original is marked answered." + sendLimitsNote + untrustedNote,
 		toolset:  ToolsetMail,
 		readOnly: false, destructive: false, idempotent: false, openWorld: true,
 		changesMail: true,

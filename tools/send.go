@@ -36,6 +36,11 @@ type SendOptions struct {
 	// folder is a failed copy) or "false".
 	SaveSent   string
 	SentFolder string // SENT_FOLDER; "" finds the \Sent folder
+	// AllowedRecipients is SEND_ALLOWED_RECIPIENTS: addresses, domains and
+	// *.domains mail may go to; empty allows anyone.
+	AllowedRecipients []string
+	// MaxPerHour is SEND_MAX_PER_HOUR: sends per sliding hour; 0 is no cap.
+	MaxPerHour int
 }
 
 // Sent-copy outcomes, as send results report them.
@@ -51,6 +56,7 @@ type outbox struct {
 	sender Sender
 	store  SentStore
 	opts   SendOptions
+	policy *sendPolicy
 	log    *slog.Logger
 }
 
@@ -80,8 +86,19 @@ func (o *outbox) send(ctx context.Context, m *smtp.Message) (*SendResult, error)
 	if err := m.Validate(); err != nil {
 		return nil, sendError(err)
 	}
-	res, err := o.sender.Send(ctx, m.Envelope(), m)
+	env := m.Envelope()
+	if err := o.policy.checkRecipients(env.To); err != nil {
+		return nil, err
+	}
+	release, err := o.policy.reserve(time.Now())
 	if err != nil {
+		return nil, err
+	}
+	res, err := o.sender.Send(ctx, env, m)
+	if err != nil {
+		if nothingSent(err) {
+			release()
+		}
 		return nil, sendError(err)
 	}
 	out := &SendResult{Success: true, MessageID: m.ID(), Accepted: nonNil(res.Accepted), Rejected: []string{}}
@@ -90,6 +107,14 @@ func (o *outbox) send(ctx context.Context, m *smtp.Message) (*SendResult, error)
 	}
 	out.SentCopy = o.keepCopy(ctx, m)
 	return out, nil
+}
+
+// nothingSent reports whether a failed send certainly delivered nothing, so
+// that it need not count against SEND_MAX_PER_HOUR. Anything else (a cut
+// connection after DATA, a timeout) may have delivered and stays counted.
+func nothingSent(err error) bool {
+	var rej *smtp.RejectedError
+	return errors.Is(err, smtp.ErrInvalidArgument) || errors.As(err, &rej)
 }
 
 // sendError turns SMTP failures into tool errors: an invalid argument says

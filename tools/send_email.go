@@ -42,7 +42,7 @@ func sendEmailSpec(o *outbox) *spec {
 		name:  "send_email",
 		title: "Send an email",
 		description: "Send a new email through the account's SMTP server. Addresses are parsed (\"Name <a@x>\" or \"a@x\"); " +
-			"a line break in any header field is refused. A copy is kept in the Sent folder (sent_copy).",
+			"a line break in any header field is refused. A copy is kept in the Sent folder (sent_copy)." + sendLimitsNote,
 		toolset:  ToolsetMail,
 		readOnly: false, destructive: false, idempotent: false, openWorld: true,
 		changesMail: true,

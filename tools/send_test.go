@@ -11,7 +11,6 @@ import (
 	"testing"
 
 	gosmtp "github.com/emersion/go-smtp"
-	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/email-mcp/email-mcp/smtp"
@@ -22,11 +21,7 @@ import (
 // delivers every mail into its own INBOX: a send can be read back.
 func sandboxClient(t testing.TB, env *testEnv) *mailEnv {
 	t.Helper()
-	c, err := client.NewInProcessClient(env.tools.MCP())
-	if err != nil {
-		t.Fatal(err)
-	}
-	initClient(t, c)
+	c := inProcessClient(t, env.tools)
 	return &mailEnv{client: c, base: env.base}
 }
 
@@ -216,11 +211,7 @@ func TestSendRejected(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := client.NewInProcessClient(ts.MCP())
-	if err != nil {
-		t.Fatal(err)
-	}
-	initClient(t, c)
+	c := inProcessClient(t, ts)
 	e := &mailEnv{client: c}
 	res := callTool(t, c, "send_email", map[string]any{"to": []any{"a@example.test", "b@example.test"}, "subject": "s", "body": "b"})
 	text := res.Content[0].(mcp.TextContent).Text

@@ -39,7 +39,7 @@ func sendAttachmentsSpec(o *outbox, files *attachments.Workspace) *spec {
 		name:  "send_email_with_attachments",
 		title: "Send an email with attachments",
 		description: "Send a new email with files from the attachments workspace (EMAIL_BASE_DIR/attachments/email/uploads or downloads). " +
-			"Nothing outside those two folders can be attached: no dotfiles, no links out, no other paths.",
+			"Nothing outside those two folders can be attached: no dotfiles, no links out, no other paths." + sendLimitsNote,
 		toolset:  ToolsetMail,
 		readOnly: false, destructive: false, idempotent: false, openWorld: true,
 		changesMail: true,

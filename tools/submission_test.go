@@ -13,7 +13,6 @@ import (
 
 	"github.com/emersion/go-sasl"
 	gosmtp "github.com/emersion/go-smtp"
-	"github.com/mark3labs/mcp-go/client"
 
 	"github.com/email-mcp/email-mcp/imap"
 	"github.com/email-mcp/email-mcp/internal/mailtest"
@@ -116,11 +115,7 @@ func TestSubmissionRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := client.NewInProcessClient(ts.MCP())
-	if err != nil {
-		t.Fatal(err)
-	}
-	initClient(t, c)
+	c := inProcessClient(t, ts)
 	e := &mailEnv{acct: acct, client: c}
 
 	var sent tools.SendResult
@@ -210,11 +205,7 @@ func TestSentCopySkippedWhenServerFiledIt(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		c, err := client.NewInProcessClient(ts.MCP())
-		if err != nil {
-			t.Fatal(err)
-		}
-		initClient(t, c)
+		c := inProcessClient(t, ts)
 		e := &mailEnv{acct: acct, client: c}
 		var sent tools.SendResult
 		e.call(t, "send_email", map[string]any{"to": "x@example.test", "subject": "filed " + tc.want, "body": "b"}, &sent)

@@ -23,6 +23,17 @@ var update = flag.Bool("update", false, "rewrite golden files")
 
 func stringsReader(s string) io.Reader { return strings.NewReader(s) }
 
+// inProcessClient is an initialized in-process MCP client of ts.
+func inProcessClient(t testing.TB, ts *tools.Server) *client.Client {
+	t.Helper()
+	c, err := client.NewInProcessClient(ts.MCP())
+	if err != nil {
+		t.Fatal(err)
+	}
+	initClient(t, c)
+	return c
+}
+
 func initClient(t testing.TB, c *client.Client) {
 	t.Helper()
 	// Start's context lives as long as the SSE stream: not a timeout.
