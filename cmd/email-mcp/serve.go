@@ -8,7 +8,9 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/netip"
 	"net/url"
+	"slices"
 	"strconv"
 	"time"
 
@@ -47,6 +49,7 @@ func runServe(ctx context.Context, cfg *config.Config, stdout, stderr io.Writer)
 		log.Error("cannot listen", "addr", addr, "err", err)
 		return exitFailure
 	}
+	ln = newLimitListener(ln, cfg.MCPMaxConnections)
 	srv := newHTTPServer(h, log)
 	base := publicBaseURL(cfg, ln.Addr())
 	log.Info("email-mcp listening", "addr", ln.Addr().String(), "url", base+"/mcp", "version", buildVersion(),
@@ -59,19 +62,23 @@ func runServe(ctx context.Context, cfg *config.Config, stdout, stderr io.Writer)
 
 // buildHTTP puts the auth middleware in front of the tools' HTTP endpoints.
 func buildHTTP(a *app, key string, log *slog.Logger) (*tools.HTTP, error) {
+	basePath, hosts := "", slices.Clone(a.cfg.MCPAllowedHosts)
+	if a.cfg.MCPBaseURL != "" {
+		if u, err := url.Parse(a.cfg.MCPBaseURL); err == nil {
+			basePath = u.Path
+			if _, err := netip.ParseAddr(u.Hostname()); err != nil {
+				hosts = append(hosts, u.Hostname()) // IP literals are always allowed
+			}
+		}
+	}
 	mw, err := auth.New(auth.Options{
 		Keys:           []string{key},
 		AllowedOrigins: a.cfg.MCPAllowedOrigins,
+		AllowedHosts:   hosts,
 		Logger:         log.With("component", "auth"),
 	})
 	if err != nil {
 		return nil, err
-	}
-	basePath := ""
-	if a.cfg.MCPBaseURL != "" {
-		if u, err := url.Parse(a.cfg.MCPBaseURL); err == nil {
-			basePath = u.Path
-		}
 	}
 	limit := auth.RateLimit(a.cfg.RateLimitPerMinute)
 	guard := func(h http.Handler) http.Handler { return mw(limit(h)) }
@@ -134,4 +141,10 @@ func trimSlash(s string) string {
 		s = s[:len(s)-1]
 	}
 	return s
+}
+
+// callerID is the id of the API key that authenticated the request.
+func callerID(ctx context.Context) string {
+	id, _ := auth.KeyID(ctx)
+	return id
 }

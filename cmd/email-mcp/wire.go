@@ -89,7 +89,8 @@ func newApp(ctx context.Context, cfg *config.Config, log *slog.Logger, so sandbo
 	}
 	deps.Inbox = a.mail
 	deps.Inboxes = tools.InboxOptions{Address: inboxAddress(cfg), Sandbox: cfg.Sandbox(), WaitMax: cfg.WaitMax()}
-	deps.Send = tools.SendOptions{From: fromAddress(cfg), FromName: cfg.DefaultFromName, SaveSent: string(cfg.SaveSent), SentFolder: cfg.SentFolder}
+	deps.Send = tools.SendOptions{From: fromAddress(cfg), FromName: cfg.DefaultFromName, SaveSent: string(cfg.SaveSent), SentFolder: cfg.SentFolder,
+		AllowedRecipients: cfg.SendAllowedRecipients, MaxPerHour: cfg.SendMaxPerHour}
 	ts, err := tools.New(deps, tools.Options{
 		Name:             cfg.MCPServerName,
 		Version:          buildVersion(),
@@ -97,6 +98,7 @@ func newApp(ctx context.Context, cfg *config.Config, log *slog.Logger, so sandbo
 		Toolsets:         cfg.MCPToolsets,
 		Logger:           log,
 		MaxSearchResults: cfg.MaxSearchResults,
+		CallerID:         callerID,
 	})
 	if err != nil {
 		a.Close()
