@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"reflect"
 	"strconv"
 	"strings"
 
@@ -35,13 +36,62 @@ func bindArgs(req mcp.CallToolRequest, dst any) *Error {
 	if err := dec.Decode(dst); err != nil && !errors.Is(err, io.EOF) {
 		return decodeError(err)
 	}
+	return checkLengths(dst)
+}
+
+// defaultMaxArg bounds every string argument (folder names, search terms,
+// ids, addresses, paths) unless its field says otherwise with a tag
+// `max:"N"` (bytes) or `max:"-"` (bodies: bounded by the request size). A
+// huge argument is refused here rather than sent on as an IMAP literal.
+const defaultMaxArg = 1024
+
+// checkLengths applies defaultMaxArg and the max tags to the string, *string,
+// []string and StringList fields of the struct dst points to.
+func checkLengths(dst any) *Error {
+	v := reflect.ValueOf(dst)
+	if v.Kind() != reflect.Pointer || v.Elem().Kind() != reflect.Struct {
+		return nil
+	}
+	v = v.Elem()
+	for _, f := range reflect.VisibleFields(v.Type()) {
+		limit, name := defaultMaxArg, strings.Split(f.Tag.Get("json"), ",")[0]
+		switch tag := f.Tag.Get("max"); tag {
+		case "-":
+			continue
+		case "":
+		default:
+			limit, _ = strconv.Atoi(tag)
+		}
+		for _, s := range stringsOf(v.FieldByIndex(f.Index)) {
+			if len(s) > limit {
+				return invalidArg("argument %q is too long (%d bytes; at most %d)", name, len(s), limit)
+			}
+		}
+	}
+	return nil
+}
+
+// stringsOf returns the strings a field holds.
+func stringsOf(v reflect.Value) []string {
+	switch {
+	case v.Kind() == reflect.String:
+		return []string{v.String()}
+	case v.Kind() == reflect.Pointer && !v.IsNil() && v.Elem().Kind() == reflect.String:
+		return []string{v.Elem().String()}
+	case v.Kind() == reflect.Slice && v.Type().Elem().Kind() == reflect.String:
+		out := make([]string, v.Len())
+		for i := range out {
+			out[i] = v.Index(i).String()
+		}
+		return out
+	}
 	return nil
 }
 
 func decodeError(err error) *Error {
 	var te *json.UnmarshalTypeError
 	if errors.As(err, &te) {
-		return invalidArg("argument %q must be %s", te.Field, jsonKind(te.Type.Kind().String()))
+		return invalidArg("argument %q must be %s", truncate(te.Field, 80), jsonKind(te.Type.Kind().String()))
 	}
 	var ae *argError
 	if errors.As(err, &ae) {
@@ -49,7 +99,7 @@ func decodeError(err error) *Error {
 	}
 	msg := err.Error()
 	if name, ok := strings.CutPrefix(msg, "json: unknown field "); ok {
-		return invalidArg("unknown argument %s", name)
+		return invalidArg("unknown argument %s", truncate(name, 80))
 	}
 	return invalidArg("arguments could not be decoded")
 }

@@ -22,8 +22,8 @@ type ReplyResult struct {
 type replyArgs struct {
 	UID      *UID    `json:"uid"`
 	Folder   string  `json:"folder"`
-	Body     *string `json:"body"`
-	BodyHTML string  `json:"body_html"`
+	Body     *string `json:"body" max:"-"`
+	BodyHTML string  `json:"body_html" max:"-"`
 	ReplyAll bool    `json:"reply_all"`
 	Quote    *bool   `json:"quote"`
 }

@@ -14,9 +14,9 @@ type sendArgs struct {
 	To       StringList `json:"to"`
 	Cc       StringList `json:"cc"`
 	Bcc      StringList `json:"bcc"`
-	Subject  *string    `json:"subject"`
-	Body     *string    `json:"body"`
-	BodyHTML string     `json:"body_html"`
+	Subject  *string    `json:"subject" max:"4000"`
+	Body     *string    `json:"body" max:"-"`
+	BodyHTML string     `json:"body_html" max:"-"`
 	FromName string     `json:"from_name"`
 	ReplyTo  StringList `json:"reply_to"`
 }
