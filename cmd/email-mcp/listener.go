@@ -27,7 +27,7 @@ type limitListener struct {
 
 // newLimitListener wraps ln; max must be at least 1.
 func newLimitListener(ln net.Listener, max int) *limitListener {
-	return &limitListener{Listener: ln, slots: make(chan struct{}, max), reject: make(chan struct{}, 64)}
+	return &limitListener{Listener: ln, slots: make(chan struct{}, max), reject: make(chan struct{}, 256)}
 }
 
 // Accept returns the next connection under the limit.

@@ -85,13 +85,17 @@ func buildHTTP(a *app, key string, log *slog.Logger) (*tools.HTTP, error) {
 	return a.tools.Handler(tools.HTTPOptions{Auth: guard, Ready: a.readyChecks(), BasePath: basePath})
 }
 
+// readHeaderTimeout bounds how long a client may take to send its request
+// headers (slow-loris); a variable so that a test can shorten it.
+var readHeaderTimeout = 10 * time.Second
+
 // newHTTPServer sets the timeouts: headers must arrive quickly (slow-loris),
 // idle keep-alive connections are closed, and there is no WriteTimeout,
 // which would cut SSE streams and long waits.
 func newHTTPServer(h http.Handler, log *slog.Logger) *http.Server {
 	return &http.Server{
 		Handler:           h,
-		ReadHeaderTimeout: 10 * time.Second,
+		ReadHeaderTimeout: readHeaderTimeout,
 		IdleTimeout:       120 * time.Second,
 		MaxHeaderBytes:    64 << 10,
 		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelDebug),
