@@ -100,6 +100,14 @@ PY
 wait "$waiter" || fail "wait_for_otp call failed"
 grep -q '"otp":"735209"' "$work/otp" || fail "wait_for_otp: $(cat "$work/otp")"
 
+# 6b. Guardrails: a send is audited (one line, no subject or address), and
+#     a Host that is not allowed is refused (DNS rebinding).
+sent=$(mcall '{"method":"tools/call","params":{"name":"send_email","arguments":{"to":"qa@example.test","subject":"Audit me 7731","body":"secret body 7731"}}}')
+echo "$sent" | grep -q '"success":true' || fail "send_email: $sent"
+grep 'msg=audit' "$work/stderr" | grep -q 'tool=send_email.*recipients=1.*result=ok' || fail "no audit line for send_email"
+if grep 'msg=audit' "$work/stderr" | grep -q '7731\|qa@example.test'; then fail "the audit line shows the subject, body or address"; fi
+[ "$(curl_ -o /dev/null -w '%{http_code}' -H "X-API-Key: $key" -H 'Host: rebound.example' "$base/mcp/tools")" = 403 ] || fail "foreign Host: want 403"
+
 # 7. Legacy SSE: the endpoint event arrives.
 curl_ -N --max-time 2 -H "X-API-Key: $key" "$base/sse" >"$work/sse" 2>/dev/null || true
 grep -q 'event: endpoint' "$work/sse" || fail "/sse endpoint event: $(cat "$work/sse")"

@@ -60,7 +60,7 @@ set -e
 # serve (read-only) and drive it with curl.
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()')
 key=smoke-key-$RANDOM$RANDOM$RANDOM
-"${base_env[@]}" IMAP_PORT="$imaps_port" MCP_API_KEY="$key" MCP_PORT="$port" "$bin" serve >"$work/out" 2>"$work/log" &
+"${base_env[@]}" IMAP_PORT="$imaps_port" MCP_API_KEY="$key" MCP_PORT="$port" LOG_LEVEL=debug "$bin" serve >"$work/out" 2>"$work/log" &
 pid=$!
 for _ in $(seq 1 100); do curl -sf --noproxy '*' "http://127.0.0.1:$port/health" >/dev/null 2>&1 && break; sleep 0.1; done
 call() { curl -sS --noproxy '*' --max-time 30 -H "X-API-Key: $key" -H 'Content-Type: application/json' -d "$1" "http://127.0.0.1:$port/mcp/call"; }
@@ -98,6 +98,17 @@ PY
 wait "$waiter" || fail "wait_for_otp call failed"
 grep -q '"otp":"861204"' "$work/otp" || fail "wait_for_otp on Dovecot: $(cat "$work/otp")"
 
+# A wrong key and a foreign Host are refused (and logged without the key).
+code=$(curl -s -o /dev/null -w '%{http_code}' --noproxy '*' -H "X-API-Key: wrong-$key" "http://127.0.0.1:$port/mcp/tools")
+[ "$code" = 401 ] || fail "wrong key: HTTP $code"
+code=$(curl -s -o /dev/null -w '%{http_code}' --noproxy '*' -H "X-API-Key: $key" -H "Host: rebound.example" "http://127.0.0.1:$port/mcp/tools")
+[ "$code" = 403 ] || fail "foreign Host: HTTP $code"
+
 kill -TERM "$pid"; rc=0; wait "$pid" || rc=$?; pid=""
 [ "$rc" = 0 ] || fail "serve exit after SIGTERM = $rc"
-echo "smoke-binary: OK (check: IMAPS, STARTTLS, AUTH_FAILED, TLS_FAILED; serve read-only on Dovecot: search, read without \\Seen, FOLDER_NOT_FOUND, wait_for_otp pushed by IDLE)"
+# The whole debug log of the run, and what serve printed, hold no secret.
+for secret in "$key" "$DOVECOT_TEST_PASSWORD" "$DOVECOT_PASSWORD"; do
+  if grep -qF -- "$secret" "$work/log" "$work/out"; then fail "a secret is in the server's output or log"; fi
+done
+grep -q '"tool call"\|msg="tool call"' "$work/log" || fail "the debug log has no tool calls: the secret check read nothing"
+echo "smoke-binary: OK (check: IMAPS, STARTTLS, AUTH_FAILED, TLS_FAILED; serve read-only on Dovecot: search, read without \\Seen, FOLDER_NOT_FOUND, wait_for_otp pushed by IDLE; 401/403; debug log free of key and passwords)"
