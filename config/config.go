@@ -59,6 +59,7 @@ type Config struct {
 	SentFolder            string   `envconfig:"SENT_FOLDER" desc:"Sent folder name (empty: the \\Sent special-use folder)"`
 	SendAllowedRecipients []string `envconfig:"SEND_ALLOWED_RECIPIENTS" desc:"comma list of addresses and domains mail may be sent to (a@b.example, b.example, *.b.example); empty: anyone"`
 	SendMaxPerHour        int      `envconfig:"SEND_MAX_PER_HOUR" default:"100" range:"0,1000000" desc:"messages the send tools may send per hour (0: no cap)"`
+	WaitPollMS            int      `envconfig:"WAIT_POLL_MS" range:"0,60000" desc:"while a wait is active, also check the folder every N ms (default: 25 when IMAP_HOST is loopback, else 0: IDLE push only)"`
 	WaitMaxSeconds        int      `envconfig:"WAIT_MAX_SECONDS" default:"120" range:"1,3600" desc:"upper bound of wait_for_* timeouts"`
 
 	LogLevel  slog.Level `envconfig:"LOG_LEVEL" default:"info" desc:"debug, info, warn, error"`
@@ -177,6 +178,11 @@ func (c *Config) MaxAttachmentBytes() int64 {
 // WaitMax is WAIT_MAX_SECONDS as a duration.
 func (c *Config) WaitMax() time.Duration {
 	return time.Duration(c.WaitMaxSeconds) * time.Second
+}
+
+// WaitPoll is WAIT_POLL_MS as a duration (0: IDLE push only).
+func (c *Config) WaitPoll() time.Duration {
+	return time.Duration(c.WaitPollMS) * time.Millisecond
 }
 
 // HasToolset reports whether MCP_TOOLSETS enables the named toolset.

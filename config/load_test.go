@@ -32,7 +32,7 @@ func TestDefaults(t *testing.T) {
 			"SMTP_TLS_SKIP_VERIFY": "false", "TLS_CA_FILE": "",
 			"MCP_API_KEY": "", "MCP_HOST": "127.0.0.1", "MCP_PORT": "8420",
 			"MCP_SERVER_NAME": "email-mcp", "MCP_BASE_URL": "", "MCP_ALLOWED_ORIGINS": "",
-			"MCP_ALLOWED_HOSTS": "", "MCP_MAX_CONNECTIONS": "1024", "SEND_ALLOWED_RECIPIENTS": "", "SEND_MAX_PER_HOUR": "100",
+			"MCP_ALLOWED_HOSTS": "", "MCP_MAX_CONNECTIONS": "1024", "SEND_ALLOWED_RECIPIENTS": "", "SEND_MAX_PER_HOUR": "100", "WAIT_POLL_MS": "0",
 			"MCP_READ_ONLY": "false", "MCP_TOOLSETS": "mail,inbox", "RATE_LIMIT_PER_MINUTE": "120",
 			"DEFAULT_FROM_NAME": "", "INBOX_ADDRESS": "", "MAX_SEARCH_RESULTS": "50",
 			"MAX_ATTACHMENT_SIZE_MB": "50", "EMAIL_BASE_DIR": "", "SAVE_SENT": "auto",
@@ -392,5 +392,26 @@ func TestIMAPPortFollowsSSL(t *testing.T) {
 		if c.IMAPPort != tc.want {
 			t.Errorf("Load(%v).IMAPPort = %d, want %d", tc.env, c.IMAPPort, tc.want)
 		}
+	}
+}
+
+func TestWaitPollDefault(t *testing.T) {
+	tests := []struct {
+		name string
+		env  map[string]string
+		want time.Duration
+	}{
+		{"sandbox: IDLE push is instant", nil, 0},
+		{"remote server: IDLE only", realAccount, 0},
+		{"loopback server: poll while waiting", with(realAccount, "IMAP_HOST", "127.0.0.1", "IMAP_SSL", "false", "IMAP_STARTTLS", "false"), 25 * time.Millisecond},
+		{"loopback, explicitly off", with(realAccount, "IMAP_HOST", "localhost", "WAIT_POLL_MS", "0"), 0},
+		{"remote, explicitly on", with(realAccount, "WAIT_POLL_MS", "200"), 200 * time.Millisecond},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := mustLoad(t, tt.env).WaitPoll(); got != tt.want {
+				t.Errorf("WaitPoll() = %v, want %v", got, tt.want)
+			}
+		})
 	}
 }

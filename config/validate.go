@@ -33,6 +33,12 @@ func (ld *loader) resolve(c *Config) {
 		c.InboxAddress = c.IMAPUser
 		ld.sources["INBOX_ADDRESS"] = SourceDerived
 	}
+	if !ld.userSet("WAIT_POLL_MS") && !c.Sandbox() && isLoopback(c.IMAPHost) {
+		// A server on this machine: checking every 25 ms while someone waits
+		// costs little and beats servers that delay IDLE news (Dovecot 0.5 s).
+		c.WaitPollMS = 25
+		ld.sources["WAIT_POLL_MS"] = SourceDerived
+	}
 	ld.absolute("EMAIL_BASE_DIR", &c.EmailBaseDir)
 	ld.absolute("EMAIL_DATA_DIR", &c.EmailDataDir)
 }

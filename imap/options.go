@@ -88,6 +88,14 @@ type Options struct {
 	// PollInterval is how often a watcher asks a server without IDLE for
 	// news (NOOP).
 	PollInterval time.Duration
+	// ActivePoll, when positive, makes a watcher that has subscribers check
+	// its folder with a NOOP every ActivePoll instead of waiting in IDLE for
+	// the server's push; without subscribers it IDLEs. IDLE costs nothing
+	// while nothing happens, but a server may delay its news (Dovecot waits
+	// 0.5 s after a delivery before it tells an IDLE session): on a cheap
+	// link to such a server, a short ActivePoll (25 ms) brings a waiter its
+	// mail within that. 0 leaves the push alone.
+	ActivePoll time.Duration
 	// WatchLinger is how long a watcher without subscribers keeps its
 	// connection before it stops.
 	WatchLinger time.Duration

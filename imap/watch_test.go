@@ -326,6 +326,29 @@ func TestWatcherPollsWithoutIdle(t *testing.T) {
 	}
 }
 
+// TestWatcherActivePoll: with ActivePoll a watcher that has subscribers
+// checks with NOOP instead of IDLE, and IDLEs again once they are gone.
+func TestWatcherActivePoll(t *testing.T) {
+	ts := newTestServer(t, modePlain, capsFull)
+	opts := watchOptions(t, ts, modePlain)
+	opts.ActivePoll = 10 * time.Millisecond
+	opts.WatchLinger = time.Minute
+	c := newClient(t, opts)
+	sub := subscribe(t, c, "INBOX", 0)
+	ts.deliver(t, "INBOX", numbered(1), time.Now())
+	if m := recv(t, sub); m.UID != 1 {
+		t.Errorf("got UID %d, want 1", m.UID)
+	}
+	cmds := ts.commands()
+	if slices.Contains(cmds, "IDLE") || !slices.Contains(cmds, "NOOP") {
+		t.Errorf("commands with a subscriber = %q, want NOOP checks and no IDLE", cmds)
+	}
+	sub.Close()
+	eventually(t, "an IDLE once the last subscriber left", func() bool {
+		return slices.Contains(ts.commands(), "IDLE")
+	})
+}
+
 func TestCloseEndsWatchers(t *testing.T) {
 	ts := newTestServer(t, modePlain, capsFull)
 	ts.addFolder(t, "Other", "")

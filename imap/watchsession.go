@@ -38,10 +38,12 @@ func (w *watcher) serve(ctx context.Context, cn *conn, check bool) error {
 		case !time.Now().Before(refreshAt):
 			check, err = w.reselect(ctx, cn)
 			refreshAt = time.Now().Add(w.c.opts.WatchRefresh)
+		case w.activePoll():
+			check, err = w.poll(ctx, cn, w.c.opts.ActivePoll)
 		case idle:
 			check, err = w.idle(ctx, cn, time.Until(refreshAt))
 		default:
-			check, err = w.poll(ctx, cn)
+			check, err = w.poll(ctx, cn, w.c.opts.PollInterval)
 		}
 		if err != nil {
 			return err
@@ -120,10 +122,16 @@ func (w *watcher) idle(ctx context.Context, cn *conn, d time.Duration) (check bo
 	}
 }
 
-// poll waits PollInterval, then sends a NOOP; check reports an EXISTS in
-// its answer. A subscriber that needs catching up ends the wait early.
-func (w *watcher) poll(ctx context.Context, cn *conn) (check bool, err error) {
-	switch ev := w.wait(ctx, cn, w.c.opts.PollInterval); ev {
+// activePoll reports whether the watcher checks with NOOP every ActivePoll
+// instead of IDLE: only when ActivePoll is set and someone is waiting.
+func (w *watcher) activePoll() bool {
+	return w.c.opts.ActivePoll > 0 && !w.empty()
+}
+
+// poll waits d, then sends a NOOP; check reports an EXISTS in its answer.
+// A subscriber that needs catching up ends the wait early.
+func (w *watcher) poll(ctx context.Context, cn *conn, d time.Duration) (check bool, err error) {
+	switch ev := w.wait(ctx, cn, d); ev {
 	case evLost:
 		return false, w.errLost()
 	case evStop:

@@ -71,6 +71,7 @@ func newApp(ctx context.Context, cfg *config.Config, log *slog.Logger, so sandbo
 		}
 	}
 	imapOpts.PoolSize = cfg.IMAPPoolSize
+	imapOpts.ActivePoll = cfg.WaitPoll()
 	imapOpts.Logger = log.With("component", "imap")
 	smtpOpts.Logger = log.With("component", "smtp")
 	if cfg.EmailBaseDir != "" {
