@@ -60,6 +60,7 @@ type Config struct {
 	SendAllowedRecipients []string `envconfig:"SEND_ALLOWED_RECIPIENTS" desc:"comma list of addresses and domains mail may be sent to (a@b.example, b.example, *.b.example); empty: anyone"`
 	SendMaxPerHour        int      `envconfig:"SEND_MAX_PER_HOUR" default:"100" range:"0,1000000" desc:"messages the send tools may send per hour (0: no cap)"`
 	WaitPollMS            int      `envconfig:"WAIT_POLL_MS" range:"0,60000" desc:"while a wait is active, also check the folder every N ms (default: 25 when IMAP_HOST is loopback, else 0: IDLE push only)"`
+	WaitProgressSeconds   int      `envconfig:"WAIT_PROGRESS_SECONDS" default:"10" range:"1,60" desc:"how often a wait_for_* call sends a progress notification (when the client asks for them)"`
 	WaitMaxSeconds        int      `envconfig:"WAIT_MAX_SECONDS" default:"120" range:"1,3600" desc:"upper bound of wait_for_* timeouts"`
 
 	LogLevel  slog.Level `envconfig:"LOG_LEVEL" default:"info" desc:"debug, info, warn, error"`
@@ -178,6 +179,11 @@ func (c *Config) MaxAttachmentBytes() int64 {
 // WaitMax is WAIT_MAX_SECONDS as a duration.
 func (c *Config) WaitMax() time.Duration {
 	return time.Duration(c.WaitMaxSeconds) * time.Second
+}
+
+// WaitProgress is WAIT_PROGRESS_SECONDS as a duration.
+func (c *Config) WaitProgress() time.Duration {
+	return time.Duration(c.WaitProgressSeconds) * time.Second
 }
 
 // WaitPoll is WAIT_POLL_MS as a duration (0: IDLE push only).

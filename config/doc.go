@@ -52,6 +52,7 @@
 //	MCP_MAX_CONNECTIONS=1024    open HTTP connections at once; beyond it new connections get 503
 //	SEND_ALLOWED_RECIPIENTS     addresses and domains the send tools may mail (empty: anyone)
 //	SEND_MAX_PER_HOUR=100       messages the send tools may send per hour (0: no cap)
+//	WAIT_PROGRESS_SECONDS=10    how often a wait sends a progress notification (1..60)
 //	WAIT_POLL_MS                while a wait is active, check the folder every N ms (25 for a loopback IMAP_HOST, else 0)
 //
 // Booleans accept true/false, 1/0 and yes/no in any case. STARTTLS modes are

@@ -38,6 +38,10 @@ const (
 	// CodeRecipientNotAllowed: a recipient is outside SEND_ALLOWED_RECIPIENTS
 	// (appended after DESIGN.md's list; nothing was sent).
 	CodeRecipientNotAllowed Code = "RECIPIENT_NOT_ALLOWED"
+	// CodeCancelled: the client cancelled the call (or went away) before it
+	// ended. Clients that cancelled ignore the answer; the log says so at
+	// info level instead of reporting an internal error.
+	CodeCancelled Code = "CANCELLED"
 )
 
 // codeInfo is what the model is told for a code when the handler has nothing
@@ -63,6 +67,7 @@ var codeInfo = map[Code]struct {
 	CodeReadOnly:             {"the server is in read-only mode", false},
 	CodeInternal:             {"an internal error occurred", true},
 	CodeRecipientNotAllowed:  {"a recipient is not on the server's allow-list; nothing was sent", false},
+	CodeCancelled:            {"the call was cancelled", true},
 }
 
 // Error is a tool failure with its stable code and a message that is safe to

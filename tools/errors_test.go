@@ -78,7 +78,7 @@ func TestClassifyHidesCause(t *testing.T) {
 func TestEveryCodeHasInfo(t *testing.T) {
 	codes := []Code{CodeInvalidArgument, CodeAuthFailed, CodeConnectionFailed, CodeConnectionTimeout, CodeTLSFailed,
 		CodeFolderNotFound, CodeMessageNotFound, CodeAttachmentNotFound, CodeAttachmentTooLarge, CodePathOutsideWorkspace,
-		CodeSendRejected, CodeWaitTimeout, CodeRateLimited, CodeReadOnly, CodeInternal, CodeRecipientNotAllowed}
+		CodeSendRejected, CodeWaitTimeout, CodeRateLimited, CodeReadOnly, CodeInternal, CodeRecipientNotAllowed, CodeCancelled}
 	for _, c := range codes {
 		if codeInfo[c].message == "" {
 			t.Errorf("code %s has no message", c)

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"log/slog"
 	"net/http"
 	"strings"
 	"sync"
@@ -85,7 +86,7 @@ func (s *Server) Handler(opts HTTPOptions) (*HTTP, error) {
 	sse := server.NewSSEServer(s.mcp, sseOpts...)
 
 	api := http.NewServeMux()
-	api.Handle("/mcp", streamable)
+	api.Handle("/mcp", dropCancellations(streamable, s.log))
 	api.Handle("GET /sse", owners.stream(sse.SSEHandler()))
 	api.Handle("POST /message", owners.message(sse.MessageHandler()))
 	api.HandleFunc("GET /mcp/tools", s.handleRESTTools)
@@ -94,9 +95,56 @@ func (s *Server) Handler(opts HTTPOptions) (*HTTP, error) {
 	root := http.NewServeMux()
 	root.HandleFunc("GET /health", s.handleHealth)
 	root.Handle("GET /ready", readyHandler(opts.Ready))
+	// No OAuth here: a plain 404 for discovery, so that a client with a
+	// wrong key (Claude Code tries OAuth discovery after a 401) reports the
+	// 401 rather than a failed dynamic client registration.
+	root.HandleFunc("/.well-known/", func(w http.ResponseWriter, r *http.Request) {
+		writeJSON(w, http.StatusNotFound, errBody("NOT_FOUND", "this server uses an API key (X-API-Key or Authorization: Bearer), not OAuth"))
+	})
 	root.Handle("/", opts.Auth(limitBody(opts.MaxBodyBytes, api)))
 	return &HTTP{Handler: root, streamable: streamable, sse: sse}, nil
 }
+
+// dropCancellations answers notifications/cancelled on the stateless /mcp
+// with 202 and does not pass it on. Without sessions, mcp-go keys in-flight
+// requests by JSON-RPC id alone, and every SDK client numbers its requests
+// from 0: one client's cancellation would cancel another client's call with
+// the same id. On /mcp a call ends when its client closes the connection;
+// SSE and stdio, which have sessions, keep notifications/cancelled.
+func dropCancellations(next http.Handler, log *slog.Logger) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodPost && r.Body != nil {
+			if b, ok := r.Body.(interface{ Bytes() []byte }); ok && isCancellation(b.Bytes()) {
+				log.DebugContext(r.Context(), "notifications/cancelled ignored on stateless /mcp")
+				w.WriteHeader(http.StatusAccepted)
+				return
+			}
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// isCancellation reports whether body is one notifications/cancelled message.
+func isCancellation(body []byte) bool {
+	if !bytes.Contains(body, []byte("notifications/cancelled")) {
+		return false
+	}
+	var msg struct {
+		Method string          `json:"method"`
+		ID     json.RawMessage `json:"id"`
+	}
+	return json.Unmarshal(body, &msg) == nil && msg.Method == "notifications/cancelled" && msg.ID == nil
+}
+
+// memBody is a request body read into memory by limitBody; dropCancellations
+// looks at its bytes without consuming them.
+type memBody struct {
+	*bytes.Reader
+	b []byte
+}
+
+func (m memBody) Close() error  { return nil }
+func (m memBody) Bytes() []byte { return m.b }
 
 // limitBody answers 413 for bodies over max. mcp-go reads whole bodies with
 // io.ReadAll and would answer a truncated read with a generic 400, so the body
@@ -117,7 +165,7 @@ func limitBody(max int64, next http.Handler) http.Handler {
 				writeJSON(w, http.StatusRequestEntityTooLarge, errBody("REQUEST_TOO_LARGE", "request body is too large"))
 				return
 			}
-			r.Body = io.NopCloser(bytes.NewReader(b))
+			r.Body = memBody{Reader: bytes.NewReader(b), b: b}
 		}
 		next.ServeHTTP(w, r)
 	})

@@ -18,6 +18,7 @@ package tools
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"log/slog"
 	"slices"
@@ -133,8 +134,35 @@ func (s *Server) register(sp *spec) error {
 	if sp.output != nil {
 		opts = append(opts, sp.output)
 	}
+	tool := mcp.NewTool(sp.name, opts...)
+	if err := allowErrorOutput(&tool); err != nil {
+		return fmt.Errorf("tools: %s: %w", sp.name, err)
+	}
 	s.served[sp.name] = sp
-	s.mcp.AddTool(mcp.NewTool(sp.name, opts...), s.wrap(sp))
+	s.mcp.AddTool(tool, s.wrap(sp))
+	return nil
+}
+
+// errorOutputSchema is the structuredContent of a failed call (errorResult).
+const errorOutputSchema = `{"type":"object","required":["error"],"additionalProperties":false,` +
+	`"properties":{"error":{"type":"object","required":["code","message","retryable"],` +
+	`"properties":{"code":{"type":"string"},"message":{"type":"string"},"retryable":{"type":"boolean"}}}}}`
+
+// allowErrorOutput makes a tool's output schema accept the structuredContent
+// of an error result too: {"type":"object","anyOf":[result, error]}.
+// Clients check structuredContent against the outputSchema even when isError
+// is set (the TypeScript SDK's callTool throws -32602 otherwise), and
+// DESIGN.md's error results carry {"error":{…}} there.
+func allowErrorOutput(tool *mcp.Tool) error {
+	if tool.OutputSchema.Type == "" {
+		return nil
+	}
+	result, err := json.Marshal(tool.OutputSchema)
+	if err != nil {
+		return err
+	}
+	tool.OutputSchema = mcp.ToolOutputSchema{}
+	tool.RawOutputSchema = json.RawMessage(`{"type":"object","anyOf":[` + string(result) + `,` + errorOutputSchema + `]}`)
 	return nil
 }
 
@@ -152,6 +180,9 @@ func (s *Server) wrap(sp *spec) server.ToolHandlerFunc {
 		}
 		if err != nil {
 			te := Classify(err)
+			if errors.Is(ctx.Err(), context.Canceled) {
+				te = &Error{Code: CodeCancelled, Message: codeInfo[CodeCancelled].message, Cause: err}
+			}
 			s.logCall(ctx, sp, start, te)
 			if audited(sp, args) {
 				s.audit(ctx, sp, args, nil, te)
@@ -179,11 +210,14 @@ func (s *Server) logCall(ctx context.Context, sp *spec, start time.Time, te *Err
 	if te.Cause != nil {
 		attrs = append(attrs, slog.String("cause", te.Cause.Error()))
 	}
-	level := slog.LevelInfo
+	level, msg := slog.LevelInfo, "tool call failed"
+	if te.Code == CodeCancelled {
+		msg = "tool call cancelled"
+	}
 	if te.Code == CodeInternal || te.Code == CodeConnectionFailed || te.Code == CodeAuthFailed || te.Code == CodeTLSFailed {
 		level = slog.LevelWarn
 	}
-	s.log.LogAttrs(ctx, level, "tool call failed", attrs...)
+	s.log.LogAttrs(ctx, level, msg, attrs...)
 }
 
 // callerID is Options.CallerID, or "" without one.

@@ -89,7 +89,7 @@ func newApp(ctx context.Context, cfg *config.Config, log *slog.Logger, so sandbo
 		deps.Sender = a.sender
 	}
 	deps.Inbox = a.mail
-	deps.Inboxes = tools.InboxOptions{Address: inboxAddress(cfg), Sandbox: cfg.Sandbox(), WaitMax: cfg.WaitMax()}
+	deps.Inboxes = tools.InboxOptions{Address: inboxAddress(cfg), Sandbox: cfg.Sandbox(), WaitMax: cfg.WaitMax(), ProgressEvery: cfg.WaitProgress()}
 	deps.Send = tools.SendOptions{From: fromAddress(cfg), FromName: cfg.DefaultFromName, SaveSent: string(cfg.SaveSent), SentFolder: cfg.SentFolder,
 		AllowedRecipients: cfg.SendAllowedRecipients, MaxPerHour: cfg.SendMaxPerHour}
 	ts, err := tools.New(deps, tools.Options{
