@@ -89,9 +89,26 @@ func (c *Client) doTimeout(ctx context.Context, op string, timeout time.Duration
 	if err != nil {
 		return fmt.Errorf("%s: %w", op, err)
 	}
-	err = cn.run(ctx, timeout, func(*imapclient.Client) error { return fn(cn) })
+	err = cn.run(ctx, timeout, func(*imapclient.Client) error { return retryStale(cn, fn) })
 	c.put(cn, err)
 	return translate(op, err)
+}
+
+// retryStale runs fn; when it finds no message on a connection that had a
+// folder selected before, whose view may predate the message (see
+// selection), it syncs with a NOOP and runs fn once more. The operations
+// that can answer ErrMessageNotFound check first and change nothing then,
+// so running one twice is safe.
+func retryStale(cn *conn, fn func(cn *conn) error) error {
+	reused := cn.sel != nil
+	err := fn(cn)
+	if !reused || cn.sel == nil || !errors.Is(err, ErrMessageNotFound) {
+		return err
+	}
+	if serr := cn.sync(); serr != nil {
+		return serr
+	}
+	return fn(cn)
 }
 
 // get waits for a pool token (on ctx), then hands out an idle connection

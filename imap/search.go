@@ -126,6 +126,11 @@ func search(cn *conn, folder string, criteria *goimap.SearchCriteria, after uint
 	if fresh && sel.messages == 0 || after == math.MaxUint32 {
 		return res, nil
 	}
+	if !fresh { // the view may predate new mail (see selection)
+		if err := cn.sync(); err != nil {
+			return nil, err
+		}
+	}
 	uids, err := searchUIDs(cn, criteria)
 	if err != nil {
 		return nil, err

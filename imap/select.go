@@ -12,12 +12,16 @@ import (
 // EXAMINE answer described it.
 //
 // A connection keeps its selection between operations, so that a second
-// operation on the same folder sends no SELECT. This is safe because the
-// server keeps a selected session up to date by itself: RFC 3501 §5.2 and
-// §7.3.1 make it report new mail (EXISTS) and expunges with the responses
-// to our commands, and UID SEARCH and UID FETCH work on the folder's
-// current content, so nothing below relies on the counts of the SELECT
-// answer once they may be stale. UIDVALIDITY cannot change under a
+// operation on the same folder sends no SELECT. A server brings a selected
+// session up to date only when it chooses to, though: Dovecot runs a UID
+// SEARCH or UID FETCH on the session's view as of its last full sync, so a
+// message delivered since is neither found nor fetched (UID FETCH answers
+// OK with nothing), and a NOOP pipelined in front does not help (Dovecot
+// defers the sync while commands are queued). So a search on a reused
+// selection waits for a NOOP first (one round trip), and an operation that
+// finds no message on a reused selection syncs with a NOOP and tries once
+// more (Client.doTimeout): reads of known mail pay nothing. Nothing below
+// relies on the counts of the SELECT answer once they may be stale. UIDVALIDITY cannot change under a
 // selection: a server whose selected folder is deleted or recreated ends
 // the session (Dovecot: "BYE Selected mailbox was deleted"), the
 // connection is then dropped with its selection and the next one selects
@@ -73,6 +77,14 @@ func (cn *conn) selectFolder(name string, write bool) (sel selection, fresh bool
 		messages: data.NumMessages, uidNext: uint32(data.UIDNext)}
 	cn.sel = s
 	return *s, true, nil
+}
+
+// sync brings the selected folder's view up to date (a waited NOOP).
+func (cn *conn) sync() error {
+	if err := cn.ic.Noop().Wait(); err != nil {
+		return fmt.Errorf("noop: %w", err)
+	}
+	return nil
 }
 
 // UIDValidity returns the folder's UIDVALIDITY: from the connection's

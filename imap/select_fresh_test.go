@@ -1,0 +1,48 @@
+package imap_test
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/email-mcp/email-mcp/imap"
+	"github.com/email-mcp/email-mcp/internal/mailtest"
+)
+
+// TestReusedSelectionSeesNewMail: mail delivered by another connection
+// while the pooled connection keeps the folder selected is found by the next
+// search and fetched by its UID. Dovecot runs a command on the session's
+// view as of its last command: without the NOOP that goes out before a
+// reused selection, the search missed the new mail and the fetch answered
+// OK with nothing (MESSAGE_NOT_FOUND). Runs on Dovecot in its tier.
+func TestReusedSelectionSeesNewMail(t *testing.T) {
+	acct := mailtest.NewAccount(t)
+	raw := func(i int) []byte {
+		return []byte(fmt.Sprintf("From: a@example.test\r\nTo: b@example.test\r\nSubject: fresh %d\r\nMessage-ID: <fresh-%d@example.test>\r\n\r\nbody %d\r\n", i, i, i))
+	}
+	acct.Append(t, "INBOX", raw(1))
+	total := 1
+	c := imap.New(imap.Options{Host: acct.Host, Port: acct.Port, Username: acct.Username, Password: acct.Password,
+		Security: imap.SecurityPlain, PoolSize: 1})
+	t.Cleanup(func() { _ = c.Close() })
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	for i := 2; i <= 4; i++ {
+		total++
+		if _, err := c.Search(ctx, "INBOX", imap.SearchCriteria{}, imap.PageRequest{Limit: 10}); err != nil {
+			t.Fatalf("Search() = %v", err)
+		}
+		uid := acct.Append(t, "INBOX", raw(i)) // through another connection
+		res, err := c.Search(ctx, "INBOX", imap.SearchCriteria{}, imap.PageRequest{Limit: 10})
+		if err != nil || res.Total != total || res.Messages[0].UID != uid {
+			t.Fatalf("Search() after delivery %d = %+v, %v; want %d messages, UID %d first", i, res, err, total, uid)
+		}
+		uid = acct.Append(t, "INBOX", raw(100+i))
+		total++
+		m, err := c.FetchMessage(ctx, "INBOX", uid, 0)
+		if err != nil || m == nil {
+			t.Fatalf("FetchMessage(new UID %d) = %v, want the message", uid, err)
+		}
+	}
+}
