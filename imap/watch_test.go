@@ -347,6 +347,11 @@ func TestWatcherActivePoll(t *testing.T) {
 	eventually(t, "an IDLE once the last subscriber left", func() bool {
 		return slices.Contains(ts.commands(), "IDLE")
 	})
+	// A new subscriber ends that IDLE at once (no news needed) and polls.
+	sub = subscribe(t, c, "INBOX", 1)
+	eventually(t, "DONE and NOOP checks for the new subscriber", func() bool {
+		return slices.Contains(ts.commands(), "NOOP")
+	})
 }
 
 func TestCloseEndsWatchers(t *testing.T) {

@@ -169,8 +169,14 @@ func (w *watcher) wait(ctx context.Context, cn *conn, d time.Duration) event {
 		case <-timer.C:
 			ev = evTimer
 		case <-w.wake:
-			if w.lagging() {
+			switch {
+			case w.lagging():
 				ev = evCatchUp
+			case w.activePoll():
+				// A first subscriber while the watcher IDLEs: end the IDLE
+				// now and check every ActivePoll, rather than waiting for
+				// the server's (delayed) news.
+				ev = evTimer
 			}
 		case <-lingerC:
 			if w.retire() {
