@@ -9,7 +9,6 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"net/mail"
 	"strings"
 	"testing"
 	"time"
@@ -287,26 +286,18 @@ func BenchmarkHotWaitFanOut(b *testing.B) {
 		}
 		perWaiter(b)
 	})
-	// The same answer with the recipient fields read once per message (the
-	// change suggested for inbox.go): then each waiter only compares.
-	b.Run("header-once", func(b *testing.B) {
+	// What the waits do now (isMailFor): the recipient fields are read once
+	// per message, then each waiter only compares. Each round is a new
+	// message (a new UID), so the parse is in the figure.
+	b.Run("isMailFor", func(b *testing.B) {
 		b.ReportAllocs()
+		uid, ib := uint32(0), &inboxes{}
 		for b.Loop() {
-			m, err := mail.ReadMessage(bytes.NewReader(raw))
-			if err != nil {
-				b.Fatal(err)
-			}
-			var values []string
-			for _, f := range recipientFields {
-				for _, v := range m.Header[f] {
-					values = append(values, strings.ToLower(v))
-				}
-			}
+			uid++
+			m := &imap.NewMail{Folder: "INBOX", UID: uid, UIDValidity: 1, Raw: raw}
 			for _, a := range addrs {
-				for _, v := range values {
-					if containsAddress(v, a) {
-						b.Fatal("a message for another inbox matched")
-					}
+				if ib.isMailFor(m, a) {
+					b.Fatal("a message for another inbox matched")
 				}
 			}
 		}

@@ -9,6 +9,7 @@ import (
 	"net/mail"
 	"regexp"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/email-mcp/email-mcp/extract"
@@ -55,6 +56,8 @@ const markerHeader = "X-Email-Mcp-Inbox"
 type inboxes struct {
 	store InboxStore
 	opts  InboxOptions
+	// recipients remembers the recipient lines of new mail (isMailFor).
+	recipients recipientCache
 }
 
 var tagPattern = regexp.MustCompile(`^[a-z0-9][a-z0-9-]{0,47}$`)
@@ -129,19 +132,80 @@ var recipientFields = []string{"To", "Cc", "Delivered-To", "X-Original-To", "Env
 // isFor reports whether a raw message was addressed to addr, by its
 // recipient header fields.
 func isFor(raw []byte, addr string) bool {
-	m, err := mail.ReadMessage(bytes.NewReader(raw))
-	if err != nil {
-		return false
-	}
+	return recipientsFor(addr, recipientLines(raw))
+}
+
+// recipientsFor reports whether addr is one of the lower-cased recipient
+// lines.
+func recipientsFor(addr string, lines []string) bool {
 	addr = strings.ToLower(addr)
-	for _, f := range recipientFields {
-		for _, v := range m.Header[f] {
-			if containsAddress(strings.ToLower(v), addr) {
-				return true
-			}
+	for _, v := range lines {
+		if containsAddress(v, addr) {
+			return true
 		}
 	}
 	return false
+}
+
+// recipientLines parses raw's header and returns its recipient fields,
+// lower-cased; none when the header does not parse.
+func recipientLines(raw []byte) []string {
+	m, err := mail.ReadMessage(bytes.NewReader(raw))
+	if err != nil {
+		return nil
+	}
+	var lines []string
+	for _, f := range recipientFields {
+		for _, v := range m.Header[f] {
+			lines = append(lines, strings.ToLower(v))
+		}
+	}
+	return lines
+}
+
+// isMailFor is isFor for new mail from a watcher. One message is fanned out
+// to every waiter on the folder; its header is parsed once for all of them
+// (1,000 waiters used to parse it 1,000 times: most of the CPU and garbage
+// of a busy wait).
+func (ib *inboxes) isMailFor(m *imap.NewMail, addr string) bool {
+	return recipientsFor(addr, ib.recipients.lines(m))
+}
+
+// mailKey names one message of the account for good: folder, UIDVALIDITY
+// and UID.
+type mailKey struct {
+	folder   string
+	validity uint32
+	uid      uint32
+}
+
+// recipientCache is a bounded map of recipient lines by message; the zero
+// value is ready.
+type recipientCache struct {
+	mu sync.Mutex
+	m  map[mailKey][]string
+}
+
+// maxRemembered bounds recipientCache; past it the map starts over.
+const maxRemembered = 4096
+
+// lines returns m's recipient lines, parsing them on the first call.
+func (c *recipientCache) lines(m *imap.NewMail) []string {
+	k := mailKey{m.Folder, m.UIDValidity, m.UID}
+	c.mu.Lock()
+	l, ok := c.m[k]
+	c.mu.Unlock()
+	if ok {
+		return l
+	}
+	l = recipientLines(m.Raw)
+	c.mu.Lock()
+	if c.m == nil || len(c.m) >= maxRemembered {
+		c.m = map[mailKey][]string{}
+	}
+	c.m[k] = l
+	c.mu.Unlock()
+	return l
 }
 
 // containsAddress finds addr in a header value as a whole address, not as

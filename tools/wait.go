@@ -145,7 +145,7 @@ func (ib *inboxes) wait(ctx context.Context, req mcp.CallToolRequest, addr strin
 				return nil, waitTimeout(c, last, timeout)
 			}
 			last = max(last, m.UID)
-			if m.InternalDate.Before(c.notBefore) || !isFor(m.Raw, addr) {
+			if m.InternalDate.Before(c.notBefore) || !ib.isMailFor(&m, addr) {
 				continue
 			}
 			if out, ok := match(&m); ok {
