@@ -61,7 +61,7 @@ var otpKeywords = []kwGroup{
 		"enter|introduce|ingresa|eingeben|saisissez|digite|insira|inserisci"},
 	{class: kwCode, weight: 0.5, words: "expires|expire|expira|expiran|caduca|gültig|valid for|valable|válido|valido|有效|유효"},
 	{class: kwOther, weight: 1, words: "order|order number|order no|invoice|inv|receipt|reference|ref|ticket|case|claim|tracking|" +
-		"tracking number|shipment|parcel|package|account number|account no|account|acct|customer|" +
+		"tracking number|shipment|parcel|package|account number|account no|account id|acct|customer|" +
 		"customer number|customer id|member|member id|membership|user id|login id|id|flight|gate|seat|row|room|" +
 		"booking|reservation|confirmation number|itinerary|zip|zip code|~zipcode|postal code|~postcode|" +
 		"post code|address|street|st|ave|avenue|road|rd|suite|apt|ship to|phone|tel|telephone|call|fax|mobile|" +
@@ -72,13 +72,13 @@ var otpKeywords = []kwGroup{
 		"area code|source code|dress code|tracking code|product code|booking code|total|amount|price|" +
 		"balance|step|bestellung|~bestellnummer|rechnung|~rechnungsnummer|~kundennummer|~auftragsnummer|" +
 		"auftrag|~sendungsnummer|~vorgangsnummer|~buchungsnummer|telefon|tel.|straße|str.|postleitzahl|plz|" +
-		"gutschein|~gutscheincode|~rabattcode|~aktionscode|~fehlercode|~statuscode|konto|~kontonummer|" +
+		"gutschein|~gutscheincode|~rabattcode|~aktionscode|~fehlercode|~statuscode|~kontonummer|" +
 		"betrag|summe|pedido|número de pedido|factura|recibo|referencia|teléfono|dirección|calle|" +
 		"código postal|codigo postal|código promocional|código de descuento|código de barras|" +
-		"código de referido|cupón|cuenta|importe|commande|numéro de commande|facture|reçu|référence|" +
+		"código de referido|cupón|número de cuenta|importe|commande|numéro de commande|facture|reçu|référence|" +
 		"téléphone|tél|adresse|rue|code postal|code promo|code de réduction|code de parrainage|code-barres|" +
-		"compte|montant|encomenda|fatura|nota fiscal|referência|telefone|endereço|rua|cep|" +
-		"código de desconto|código de indicação|cupom|conta|ordine|fattura|riferimento|telefono|indirizzo|" +
+		"numéro de compte|montant|encomenda|fatura|nota fiscal|referência|telefone|endereço|rua|cep|" +
+		"código de desconto|código de indicação|cupom|número da conta|ordine|fattura|riferimento|telefono|indirizzo|" +
 		"codice postale|codice sconto|codice promozionale|importo"},
 	{class: kwOther, weight: 0.5, words: "number|no|nummer|número|numéro|numero|nº|n°"},
 	{class: kwDate, weight: 1, words: "©|(c)|copyright|since|year|years|january|february|march|april|may|june|july|august|" +
