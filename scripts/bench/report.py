@@ -224,15 +224,12 @@ def machine_lines(r):
                 " ".join(m.get("loadavg", [])), " ".join(e.get("loadavg", [])))]
 
 
-OPTIMIZATIONS = """## Optimizations
+def optimizations():
+    """The hand-kept Optimizations section: scripts/bench/optimizations.md."""
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "optimizations.md")
+    with open(path, encoding="utf-8") as f:
+        return f.read()
 
-Filled in by hand after each change, measured with this script (same
-machine, same load where possible) or with the `go test -bench` named.
-
-| change | figure | before | after |
-|---|---|---|---|
-| _(none yet)_ | | | |
-"""
 
 METHOD = """## How it is measured
 
@@ -304,7 +301,7 @@ def main():
              "IMAP connections against the bare client sharing 3 connections among the same",
              "number of clients; 4 s per point, MCP and raw alternating in 4 slices of 1 s.", "",
              "![latency and throughput against concurrency](scripts/bench/results/latency-vs-concurrency.svg)", ""] + curve_table(r) + [
-             "", "## Waiting for mail", ""] + wait_table(r) + ["", METHOD, OPTIMIZATIONS,
+             "", "## Waiting for mail", ""] + wait_table(r) + ["", METHOD, optimizations(),
              "## Command lines", "",
              "`$WORK` is the run's temporary directory; secrets are passed in the environment",
              "(`MCP_API_KEY`, `IMAP_PASSWORD`), never on a command line.", "", "```sh"] + r.text("commands.txt").splitlines() + ["```", ""]
