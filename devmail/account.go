@@ -62,6 +62,10 @@ type account struct {
 	// mutations (append, copy, move, expunge, create, delete, rename) hold it
 	// shared, a snapshot holds it exclusively so it reads one consistent state.
 	mu sync.RWMutex
+	// xfer serializes COPY and MOVE: imapmemserver locks the source folder,
+	// then the target, so a move A→B and one B→A at once deadlock it for
+	// good. Held inside mu.
+	xfer sync.Mutex
 
 	foldersMu sync.Mutex
 	folders   map[string]*folder

@@ -302,3 +302,70 @@ func TestAppendLimit(t *testing.T) {
 		t.Errorf("INBOX holds %d after a refused APPEND, want 0", m)
 	}
 }
+
+// TestOppositeMovesDoNotDeadlock: moves INBOX→Archive and Archive→INBOX at
+// the same time from two sessions. imapmemserver locks the source folder,
+// then the target: without the account's xfer lock the two hung for good.
+func TestOppositeMovesDoNotDeadlock(t *testing.T) {
+	s := startServer(t, devmail.Options{})
+	seed := dialIMAP(t, s, nil)
+	for i := range 40 {
+		folder := "INBOX"
+		if i%2 == 1 {
+			folder = "Archive"
+		}
+		raw := message(fmt.Sprintf("m%d", i), "a@x.test", "b")
+		ac := seed.Append(folder, int64(len(raw)), nil)
+		if _, err := ac.Write([]byte(raw)); err != nil {
+			t.Fatal(err)
+		}
+		if err := ac.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := ac.Wait(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	done := make(chan error, 2)
+	for _, dir := range [][2]string{{"INBOX", "Archive"}, {"Archive", "INBOX"}} {
+		c := dialIMAP(t, s, nil)
+		go func() {
+			for range 200 {
+				if _, err := c.Select(dir[0], nil).Wait(); err != nil {
+					done <- err
+					return
+				}
+				found, err := c.UIDSearch(&imap.SearchCriteria{}, nil).Wait()
+				if err != nil {
+					done <- err
+					return
+				}
+				uids := found.AllUIDs()
+				if len(uids) == 0 {
+					continue
+				}
+				if _, err := c.Move(imap.UIDSetNum(uids[0]), dir[1]).Wait(); err != nil {
+					done <- err
+					return
+				}
+			}
+			done <- nil
+		}()
+	}
+	for range 2 {
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Fatalf("move: %v", err)
+			}
+		case <-time.After(60 * time.Second): // a hang detector, not a timing assertion
+			t.Fatal("opposite moves hung: the sandbox deadlocked")
+		}
+	}
+	c := dialIMAP(t, s, nil)
+	a, _ := status(t, c, "INBOX")
+	b, _ := status(t, c, "Archive")
+	if a+b != 40 {
+		t.Errorf("INBOX %d + Archive %d = %d messages, want 40", a, b, a+b)
+	}
+}

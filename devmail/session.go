@@ -105,6 +105,8 @@ func (s *session) Append(name string, r imap.LiteralReader, options *imap.Append
 func (s *session) Copy(numSet imap.NumSet, dest string) (*imap.CopyData, error) {
 	s.acct.mu.RLock()
 	defer s.acct.mu.RUnlock()
+	s.acct.xfer.Lock()
+	defer s.acct.xfer.Unlock()
 	defer s.acct.changed()
 	return s.UserSession.Copy(numSet, dest)
 }
@@ -113,6 +115,8 @@ func (s *session) Copy(numSet imap.NumSet, dest string) (*imap.CopyData, error) 
 func (s *session) Move(w *imapserver.MoveWriter, numSet imap.NumSet, dest string) error {
 	s.acct.mu.RLock()
 	defer s.acct.mu.RUnlock()
+	s.acct.xfer.Lock()
+	defer s.acct.xfer.Unlock()
 	defer s.acct.changed()
 	return s.UserSession.Move(w, numSet, dest)
 }

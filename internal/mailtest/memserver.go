@@ -47,7 +47,10 @@ type memServer struct {
 	user     *imapmemserver.User
 	password string
 
-	mu      sync.Mutex
+	mu sync.Mutex
+	// xfer serializes COPY and MOVE: imapmemserver locks the source folder,
+	// then the target, so opposite moves at once would deadlock it.
+	xfer    sync.Mutex
 	folders map[string]*folderMeta
 	changed chan struct{} // closed and replaced at every change
 }

@@ -141,12 +141,16 @@ func (s *session) Append(name string, r imap.LiteralReader, options *imap.Append
 
 // Copy is COPY.
 func (s *session) Copy(numSet imap.NumSet, dest string) (*imap.CopyData, error) {
+	s.srv.xfer.Lock()
+	defer s.srv.xfer.Unlock()
 	defer s.srv.notify()
 	return s.UserSession.Copy(numSet, canonical(dest))
 }
 
 // Move is MOVE.
 func (s *session) Move(w *imapserver.MoveWriter, numSet imap.NumSet, dest string) error {
+	s.srv.xfer.Lock()
+	defer s.srv.xfer.Unlock()
 	defer s.srv.notify()
 	return s.UserSession.Move(w, numSet, canonical(dest))
 }
