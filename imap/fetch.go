@@ -101,7 +101,7 @@ func fetchMessages(cn *conn, uidValidity uint32, uids []uint32, prefixBytes int6
 		set.AddNum(goimap.UID(u))
 		want[u] = true
 	}
-	bufs, err := cn.ic.Fetch(set, messageFetch(whole, structure)).Collect()
+	bufs, err := collect(cn, cn.ic.Fetch(set, messageFetch(whole, structure)))
 	if err != nil {
 		return nil, fmt.Errorf("uid fetch: %w", err)
 	}
@@ -206,7 +206,7 @@ func (c *Client) FetchParts(ctx context.Context, folder string, uid uint32, path
 // fetchOne runs one UID FETCH of uid and returns its answer, or
 // ErrMessageNotFound when the server answered OK with nothing.
 func fetchOne(cn *conn, uid uint32, opts *goimap.FetchOptions) (*imapclient.FetchMessageBuffer, error) {
-	bufs, err := cn.ic.Fetch(goimap.UIDSetNum(goimap.UID(uid)), opts).Collect()
+	bufs, err := collect(cn, cn.ic.Fetch(goimap.UIDSetNum(goimap.UID(uid)), opts))
 	if err != nil {
 		return nil, fmt.Errorf("uid fetch: %w", err)
 	}

@@ -2,7 +2,6 @@ package imap
 
 import (
 	"context"
-	"errors"
 	"fmt"
 
 	goimap "github.com/emersion/go-imap/v2"
@@ -20,6 +19,15 @@ import (
 // marked \Deleted in the folder (which go-imap's own fallback does, so its
 // Move is never called on such servers). A missing target folder is
 // ErrFolderNotFound (NO [TRYCREATE]); the same folder twice is ErrInvalid.
+//
+// COPY and EXPUNGE are two commands: a connection that breaks between them
+// (or before the answer to COPY) would leave the message in both folders.
+// Move then finishes the job on another connection, within ctx: it looks
+// for the copy in the target (by COPYUID, else among the UIDs that arrived
+// since the COPY, by Message-ID, internal date and size) and, when it is
+// there, removes the original and reports success; when it is not, nothing
+// was moved and the first error is returned. Only when ctx ends before
+// that repair can run may both copies remain (see repairMove).
 func (c *Client) Move(ctx context.Context, from string, uid uint32, to string) (uint32, error) {
 	op := fmt.Sprintf("move message %d from %q to %q", uid, from, to)
 	err := checkTarget(from, uid)
@@ -32,26 +40,33 @@ func (c *Client) Move(ctx context.Context, from string, uid uint32, to string) (
 	if err != nil {
 		return 0, fmt.Errorf("%s: %w", op, err)
 	}
-	var newUID uint32
+	var (
+		newUID uint32
+		mv     *copyMove // the COPY path's progress, for a repair
+	)
 	err = c.do(ctx, op, func(cn *conn) error {
 		useMove := cn.caps.Has(goimap.CapMove)
 		if !useMove && !cn.caps.Has(goimap.CapUIDPlus) {
 			return fmt.Errorf("%w: the server has neither MOVE nor UIDPLUS, and a plain EXPUNGE could remove other messages", ErrUnsupported)
 		}
-		if _, _, err := cn.selectFolder(from, true); err != nil {
+		sel, _, err := cn.selectFolder(from, true)
+		if err != nil {
 			return err
 		}
 		if err := checkUIDs(cn, from, []uint32{uid}); err != nil {
 			return err
 		}
-		var err error
 		if useMove {
 			newUID, err = uidMove(cn, uid, to)
-		} else {
-			newUID, err = copyExpunge(cn, uid, to)
+			return err
 		}
+		mv = &copyMove{from: from, to: to, uid: uid, validity: sel.uidValidity}
+		newUID, err = copyExpunge(cn, mv)
 		return err
 	})
+	if err != nil && mv.needsRepair(err) {
+		return c.repairMove(ctx, op, mv, err)
+	}
 	return newUID, err
 }
 
@@ -65,23 +80,46 @@ func uidMove(cn *conn, uid uint32, to string) (uint32, error) {
 	return destUID(md.SourceUIDs, md.DestUIDs, uid), nil
 }
 
-// copyExpunge moves with UIDPLUS: UID COPY, then (pipelined) UID STORE
-// +FLAGS.SILENT (\Deleted) and UID EXPUNGE of uid alone. Nothing is marked
-// when the copy fails.
-func copyExpunge(cn *conn, uid uint32, to string) (uint32, error) {
-	set := goimap.UIDSetNum(goimap.UID(uid))
-	cd, err := cn.ic.Copy(set, canonicalFolder(to)).Wait()
+// copyExpunge moves with UIDPLUS: it notes what a repair needs (see
+// copyMove.prepare), sends UID COPY, then UID STORE +FLAGS.SILENT
+// (\Deleted) and UID EXPUNGE of uid alone. Nothing is marked
+// when the copy fails. mv records how far it got.
+func copyExpunge(cn *conn, mv *copyMove) (uint32, error) {
+	if err := mv.prepare(cn); err != nil {
+		return 0, err
+	}
+	set := goimap.UIDSetNum(goimap.UID(mv.uid))
+	mv.state = copySent
+	cd, err := cn.ic.Copy(set, canonicalFolder(mv.to)).Wait()
 	if err != nil {
+		if isStatus(err) { // the server answered: it did not copy
+			mv.state = copyRefused
+		}
 		return 0, fmt.Errorf("uid copy: %w", err)
 	}
-	store := cn.ic.Store(set, &goimap.StoreFlags{Op: goimap.StoreFlagsAdd, Silent: true, Flags: []goimap.Flag{goimap.FlagDeleted}}, nil)
-	expunge := cn.ic.UIDExpunge(set)
-	storeErr := store.Close()
-	expungeErr := expunge.Close()
-	if err := errors.Join(storeErr, expungeErr); err != nil {
+	mv.state, mv.newUID = copyDone, destUID(cd.SourceUIDs, cd.DestUIDs, mv.uid)
+	if err := removeOriginal(cn, mv.uid); err != nil {
 		return 0, fmt.Errorf("copied, but removing the original failed: %w", err)
 	}
-	return destUID(cd.SourceUIDs, cd.DestUIDs, uid), nil
+	return mv.newUID, nil
+}
+
+// removeOriginal marks uid \Deleted and expunges it alone (UIDPLUS); a
+// UID that is gone already is no error. The UID EXPUNGE waits for the
+// STORE's answer: Dovecot 2.3 may run two pipelined UID commands in
+// parallel, and an EXPUNGE that overtakes the STORE finds nothing to
+// expunge and still answers OK, which left the message in both folders
+// (seen with 8 concurrent moves: a few in a thousand).
+func removeOriginal(cn *conn, uid uint32) error {
+	set := goimap.UIDSetNum(goimap.UID(uid))
+	store := &goimap.StoreFlags{Op: goimap.StoreFlagsAdd, Silent: true, Flags: []goimap.Flag{goimap.FlagDeleted}}
+	if err := cn.ic.Store(set, store, nil).Close(); err != nil {
+		return fmt.Errorf("uid store: %w", err)
+	}
+	if err := cn.ic.UIDExpunge(set).Close(); err != nil {
+		return fmt.Errorf("uid expunge: %w", err)
+	}
+	return nil
 }
 
 // destUID returns the target UID of uid from COPYUID sets, 0 when unknown.

@@ -85,7 +85,8 @@ func (c *Client) partSize(ctx context.Context, op, folder string, uid uint32, pa
 
 // streamSection runs UID FETCH uid (BODY.PEEK[path]) and copies the
 // section's literal into w. Every response is consumed; when w fails, the
-// connection is cut first so that the rest of the literal is not read.
+// connection is cut first so that the rest of the literal is not read; when
+// reading the literal fails, the connection is abandoned (see collect).
 func streamSection(cn *conn, uid uint32, path []int, w io.Writer) (int64, error) {
 	section := &goimap.FetchItemBodySection{Peek: true, Part: slices.Clone(path)}
 	cmd := cn.ic.Fetch(goimap.UIDSetNum(goimap.UID(uid)), &goimap.FetchOptions{
@@ -106,6 +107,13 @@ func streamSection(cn *conn, uid uint32, path []int, w io.Writer) (int64, error)
 			found = true
 			if bs.Literal != nil {
 				n, err = io.Copy(sink, bs.Literal)
+				if sink.err == nil && err == nil && n != bs.Literal.Size() {
+					err = fmt.Errorf("literal of %d bytes ended after %d: %w", bs.Literal.Size(), n, io.ErrUnexpectedEOF)
+				}
+				if sink.err == nil && err != nil {
+					cn.abandon() // the literal must not be read again: see collect
+					return n, err
+				}
 			}
 			if sink.err != nil {
 				cn.cut() // do not read megabytes only to drop them

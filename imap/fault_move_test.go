@@ -1,0 +1,152 @@
+package imap_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	goimap "github.com/emersion/go-imap/v2"
+
+	"github.com/email-mcp/email-mcp/imap"
+	"github.com/email-mcp/email-mcp/internal/faultproxy"
+	"github.com/email-mcp/email-mcp/internal/mailtest"
+)
+
+// A move without MOVE (UID COPY, then UID STORE \Deleted + UID EXPUNGE)
+// whose connection breaks at each step: the message must end up in exactly
+// one of the two folders, and Move must say which. The proxy hides MOVE
+// from the capabilities and cuts the connection once, where the hook says.
+// In-process and, with EMAIL_MCP_TEST_DOVECOT=1, on Dovecot.
+
+// hideMove removes MOVE from the server's capability lines.
+func hideMove(line []byte) []byte {
+	if bytes.Contains(line, []byte("CAPABILITY ")) {
+		return bytes.ReplaceAll(line, []byte(" MOVE"), nil)
+	}
+	return line
+}
+
+// cutOnce returns a hook that cuts the first chunk in dir containing
+// marker, and only that one.
+func cutOnce(dir faultproxy.Direction, marker string, fired *atomic.Bool) faultproxy.Hook {
+	return func(d faultproxy.Direction, chunk []byte) faultproxy.Verdict {
+		if d == dir && bytes.Contains(chunk, []byte(marker)) && fired.CompareAndSwap(false, true) {
+			return faultproxy.Cut
+		}
+		return faultproxy.Forward
+	}
+}
+
+func TestFaultMoveInterrupted(t *testing.T) {
+	tests := []struct {
+		name   string
+		dir    faultproxy.Direction
+		marker string
+		moved  bool // Move reports success and the message is in the target only
+	}{
+		{"before the COPY reaches the server", faultproxy.Upstream, " UID COPY ", false},
+		{"after the COPY, its answer lost", faultproxy.Downstream, "[COPYUID ", true},
+		{"between COPY and EXPUNGE", faultproxy.Upstream, " UID EXPUNGE ", true},
+		{"after the EXPUNGE, its answer lost", faultproxy.Downstream, " EXPUNGE\r\n", true},
+	}
+	faultproxy.CheckLeaks(t)
+	acct := mailtest.NewAccount(t)
+	from, to := acct.Folder("cut-from"), acct.Folder("cut-to")
+	acct.CreateFolder(t, from)
+	acct.CreateFolder(t, to)
+	p := faultproxy.Start(t, faultproxy.Options{Target: acct.Addr(), RewriteDownstream: hideMove})
+	// A Client per case: a pooled connection that kept the source folder
+	// selected would not see the message the case appends until its next
+	// command on Dovecot (a separate finding, not what this test is about).
+	newClient := func(t *testing.T) *imap.Client {
+		c := imap.New(imap.Options{Host: p.Host(), Port: p.Port(), Username: acct.Username, Password: acct.Password,
+			Security: imap.SecurityPlain, PoolSize: 2, DialTimeout: 2 * time.Second, CommandTimeout: 2 * time.Second})
+		t.Cleanup(func() { _ = c.Close() })
+		return c
+	}
+	for i, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := newClient(t)
+			id := fmt.Sprintf("cut-%d@example.test", i)
+			uid := acct.Append(t, from, fmt.Appendf(nil, "From: a@example.test\r\nSubject: cut %d\r\nMessage-ID: <%s>\r\n\r\nBody\r\n", i, id))
+			var fired atomic.Bool
+			p.SetHook(cutOnce(tt.dir, tt.marker, &fired))
+			defer p.SetHook(nil)
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			defer cancel()
+			newUID, err := c.Move(ctx, from, uid, to)
+			if !fired.Load() {
+				t.Fatalf("the hook never saw %q: the test cut nothing", tt.marker)
+			}
+			inFrom, inTo := countID(t, acct, from, id), countID(t, acct, to, id)
+			if tt.moved {
+				if err != nil || newUID == 0 || inFrom != 0 || inTo != 1 {
+					t.Errorf("Move() = %d, %v; copies in source %d, in target %d; want a new UID, nil, 0, 1", newUID, err, inFrom, inTo)
+				}
+				return
+			}
+			if !errors.Is(err, imap.ErrConnection) || inFrom != 1 || inTo != 0 {
+				t.Errorf("Move() = %d, %v; copies in source %d, in target %d; want ErrConnection, 1, 0", newUID, err, inFrom, inTo)
+			}
+		})
+	}
+	// With the server gone for good after the cut, Move still answers in
+	// time, with the connection's error.
+	t.Run("no server to finish with", func(t *testing.T) {
+		c := newClient(t)
+		uid := acct.Append(t, from, []byte("From: a@example.test\r\nSubject: gone\r\nMessage-ID: <gone@example.test>\r\n\r\nBody\r\n"))
+		var fired atomic.Bool
+		cut := cutOnce(faultproxy.Downstream, "[COPYUID ", &fired)
+		p.SetHook(func(d faultproxy.Direction, chunk []byte) faultproxy.Verdict {
+			v := cut(d, chunk)
+			if v == faultproxy.Cut {
+				p.Down()
+			}
+			return v
+		})
+		defer func() { p.SetHook(nil); _ = p.Up() }()
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		defer cancel()
+		done := make(chan error, 1)
+		go func() { _, err := c.Move(ctx, from, uid, to); done <- err }()
+		select {
+		case err := <-done:
+			if !errors.Is(err, imap.ErrConnection) && !errors.Is(err, context.DeadlineExceeded) {
+				t.Errorf("Move() = %v, want ErrConnection or a timeout", err)
+			}
+		case <-time.After(2*time.Second + faultproxy.HangMargin):
+			t.Fatal("Move() hung with the server down")
+		}
+	})
+	ps := p.Stats()
+	t.Logf("FAULTS: test=%s injected=%d (cuts=%d rejected=%d) calls=%d hung=0 lost=0", t.Name(), ps.Cuts+ps.Rejected, ps.Cuts, ps.Rejected, len(tests)+1)
+}
+
+// countID counts the messages of folder whose Message-ID is id, read
+// directly (not through the proxy).
+func countID(t *testing.T, acct *mailtest.Account, folder, id string) int {
+	t.Helper()
+	cl := acct.Client(t)
+	sel, err := cl.Select(folder, &goimap.SelectOptions{ReadOnly: true}).Wait()
+	if err != nil {
+		t.Fatalf("Examine(%q) = %v", folder, err)
+	}
+	if sel.NumMessages == 0 {
+		return 0
+	}
+	msgs, err := cl.Fetch(goimap.SeqSet{{Start: 1, Stop: 0}}, &goimap.FetchOptions{Envelope: true}).Collect()
+	if err != nil {
+		t.Fatalf("Fetch(%q) = %v", folder, err)
+	}
+	n := 0
+	for _, m := range msgs {
+		if m.Envelope.MessageID == id {
+			n++
+		}
+	}
+	return n
+}

@@ -1,0 +1,240 @@
+package imap
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+
+	goimap "github.com/emersion/go-imap/v2"
+	"github.com/emersion/go-imap/v2/imapclient"
+)
+
+// repairAttempts bounds the connections a repair of an interrupted move
+// tries (each within the caller's ctx).
+const repairAttempts = 5
+
+// copySettle is how long a repair that found no copy waits before it looks
+// once more, when the COPY may have reached the server: the server may
+// still be running a command whose connection is already gone.
+const copySettle = 250 * time.Millisecond
+
+// maxCopyCandidates bounds the messages a repair compares with the
+// original: those that arrived in the target since the COPY and carry its
+// Message-ID.
+const maxCopyCandidates = 100
+
+// copyState is how far a move without MOVE got.
+type copyState int
+
+const (
+	copyPending copyState = iota // UID COPY not sent yet
+	copySent                     // sent; no answer: the server may have copied
+	copyRefused                  // the server answered NO or BAD: nothing copied
+	copyDone                     // copied; the original may still be there
+)
+
+// copyMove is a move by UID COPY + UID EXPUNGE in progress: what a repair
+// on another connection needs to finish it.
+type copyMove struct {
+	from, to string
+	uid      uint32
+	validity uint32 // the source folder's UIDVALIDITY
+	state    copyState
+	newUID   uint32 // from COPYUID; 0 until known
+
+	// Noted before the COPY: the target's UIDVALIDITY and UIDNEXT (every
+	// copy made since has a UID of at least uidNext), and what identifies
+	// the original among them.
+	targetValidity, uidNext uint32
+	messageID               string
+	date                    time.Time // INTERNALDATE, kept by COPY
+	size                    int64     // RFC822.SIZE
+}
+
+// prepare notes the target's UIDNEXT and the original's fingerprint.
+func (mv *copyMove) prepare(cn *conn) error {
+	sd, err := cn.ic.Status(canonicalFolder(mv.to), &goimap.StatusOptions{UIDNext: true, UIDValidity: true}).Wait()
+	if err != nil {
+		return fmt.Errorf("status %q: %w", mv.to, err)
+	}
+	mv.targetValidity, mv.uidNext = sd.UIDValidity, uint32(sd.UIDNext)
+	msgs, err := cn.ic.Fetch(goimap.UIDSetNum(goimap.UID(mv.uid)),
+		&goimap.FetchOptions{UID: true, Envelope: true, InternalDate: true, RFC822Size: true}).Collect()
+	if err != nil {
+		return fmt.Errorf("uid fetch: %w", err)
+	}
+	if len(msgs) == 0 {
+		return &MissingUIDsError{Folder: canonicalFolder(mv.from), UIDs: []uint32{mv.uid}}
+	}
+	if env := msgs[0].Envelope; env != nil {
+		mv.messageID = env.MessageID
+	}
+	mv.date, mv.size = msgs[0].InternalDate, msgs[0].RFC822Size
+	return nil
+}
+
+// needsRepair reports whether err, which ended the move, may have left the
+// message in both folders: the connection failed (or timed out) after the
+// COPY was sent.
+func (mv *copyMove) needsRepair(err error) bool {
+	return mv != nil && (mv.state == copySent || mv.state == copyDone) && connFault(err)
+}
+
+// connFault reports a broken or timed-out exchange, as opposed to an
+// answer of the server.
+func connFault(err error) bool {
+	return errors.Is(err, ErrConnection) || errors.Is(err, context.DeadlineExceeded)
+}
+
+// isStatus reports a tagged NO or BAD: the server answered the command.
+func isStatus(err error) bool {
+	var ie *goimap.Error
+	return errors.As(err, &ie) && ie.Type != goimap.StatusResponseTypeBye
+}
+
+// repairMove finishes a move that cause interrupted, on other connections
+// and within ctx: when the copy is in the target, it removes the original
+// and returns the copy's UID; when it is not, nothing was moved and cause
+// is returned. If no connection works before ctx ends or after
+// repairAttempts tries, the message may stay in both folders; the error
+// says so (and keeps cause's kind).
+func (c *Client) repairMove(ctx context.Context, op string, mv *copyMove, cause error) (uint32, error) {
+	settled := mv.state != copySent // a copy that was answered needs no second look
+	for range repairAttempts {
+		var (
+			newUID uint32
+			copied bool
+		)
+		err := c.do(ctx, op+": finishing after a broken connection", func(cn *conn) error {
+			var err error
+			newUID, copied, err = mv.finish(cn)
+			return err
+		})
+		switch {
+		case err == nil && copied:
+			c.opts.Logger.Warn("imap: finished a move that a broken connection interrupted",
+				"from", mv.from, "to", mv.to, "uid", mv.uid, "new_uid", newUID, "message_id", mv.messageID, "cause", cause)
+			return newUID, nil
+		case err == nil && !settled && c.pause(ctx, copySettle):
+			settled = true // look once more, later
+		case err == nil:
+			c.opts.Logger.Debug("imap: an interrupted move copied nothing", "from", mv.from, "to", mv.to, "uid", mv.uid, "message_id", mv.messageID)
+			return 0, cause // no copy: nothing moved, nothing to undo
+		case !connFault(err) || !c.waitBackoff(ctx):
+			return 0, fmt.Errorf("%w (finishing the move failed: %v; the message may be in both folders)", cause, err)
+		}
+	}
+	return 0, fmt.Errorf("%w (finishing the move failed %d times; the message may be in both folders)", cause, repairAttempts)
+}
+
+// waitBackoff waits out the pool's dial backoff when there is one; false
+// when ctx or the Client ends first.
+func (c *Client) waitBackoff(ctx context.Context) bool {
+	wait, _ := c.dialBlocked()
+	return c.pause(ctx, wait)
+}
+
+// pause waits d; false when ctx ends first (or would: its deadline comes
+// sooner) or the Client closes.
+func (c *Client) pause(ctx context.Context, d time.Duration) bool {
+	if ctx.Err() != nil {
+		return false
+	}
+	if d <= 0 {
+		return true
+	}
+	if dl, ok := ctx.Deadline(); ok && time.Until(dl) < d {
+		return false
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-ctx.Done():
+		return false
+	case <-c.done:
+		return false
+	}
+}
+
+// finish looks for the copy unless COPYUID named it and, when there is
+// one, removes the original (a UID already gone is fine). copied is false
+// when no copy exists: the move did not happen.
+func (mv *copyMove) finish(cn *conn) (newUID uint32, copied bool, err error) {
+	newUID, copied = mv.newUID, mv.state == copyDone
+	if newUID == 0 {
+		found, err := mv.findCopy(cn)
+		if err != nil {
+			return 0, false, err
+		}
+		if found != 0 {
+			newUID, copied = found, true
+		}
+	}
+	if !copied {
+		return 0, false, nil
+	}
+	sel, _, err := cn.selectFolder(mv.from, true)
+	if err != nil {
+		return 0, false, err
+	}
+	if sel.uidValidity == mv.validity { // else the folder was recreated: its UIDs are other messages
+		if err := removeOriginal(cn, mv.uid); err != nil {
+			return 0, false, fmt.Errorf("removing the original: %w", err)
+		}
+	}
+	return newUID, true, nil
+}
+
+// findCopy returns the UID of the copy of the original in the target: a
+// message that arrived since the COPY with the same Message-ID, internal
+// date and size, the lowest UID first. 0: none.
+func (mv *copyMove) findCopy(cn *conn) (uint32, error) {
+	if mv.uidNext == 0 { // the server gave no UIDNEXT: copies cannot be told from older messages
+		return 0, nil
+	}
+	sel, fresh, err := cn.selectFolder(mv.to, false)
+	if err != nil {
+		return 0, err
+	}
+	if !fresh {
+		// A selection kept from an earlier operation may not show the
+		// copy yet: Dovecot answers a command from the session's view and
+		// reports what other sessions added only at its end. NOOP syncs.
+		if err := cn.ic.Noop().Wait(); err != nil {
+			return 0, fmt.Errorf("noop: %w", err)
+		}
+	}
+	if sel.uidValidity != mv.targetValidity { // recreated: a copy would be gone with it
+		return 0, nil
+	}
+	crit := &goimap.SearchCriteria{UID: []goimap.UIDSet{{{Start: goimap.UID(mv.uidNext), Stop: 0}}}}
+	if mv.messageID != "" {
+		crit.Header = []goimap.SearchCriteriaHeaderField{{Key: "Message-ID", Value: mv.messageID}}
+	}
+	uids, err := searchUIDs(cn, crit)
+	if err != nil {
+		return 0, err
+	}
+	uids = above(uids, mv.uidNext-1)
+	slices.Sort(uids)
+	if len(uids) == 0 {
+		return 0, nil
+	}
+	msgs, err := cn.ic.Fetch(uidSet(uids[:min(len(uids), maxCopyCandidates)]),
+		&goimap.FetchOptions{UID: true, InternalDate: true, RFC822Size: true}).Collect()
+	if err != nil {
+		return 0, fmt.Errorf("uid fetch: %w", err)
+	}
+	slices.SortFunc(msgs, func(a, b *imapclient.FetchMessageBuffer) int { return cmp.Compare(a.UID, b.UID) })
+	for _, m := range msgs {
+		if m.RFC822Size == mv.size && m.InternalDate.Unix() == mv.date.Unix() {
+			return uint32(m.UID), nil
+		}
+	}
+	return 0, nil
+}
