@@ -31,20 +31,22 @@ func (d *deadlineConn) SetDeadline(t time.Time) error {
 	return d.applyLocked()
 }
 
-// SetReadDeadline implements net.Conn.
+// SetReadDeadline implements net.Conn. imapclient calls it before every
+// response it reads: only the read side is touched (each change re-arms a
+// runtime timer).
 func (d *deadlineConn) SetReadDeadline(t time.Time) error {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	d.read = t
-	return d.applyLocked()
+	return d.Conn.SetReadDeadline(earliest(d.read, d.limit))
 }
 
-// SetWriteDeadline implements net.Conn.
+// SetWriteDeadline implements net.Conn; only the write side is touched.
 func (d *deadlineConn) SetWriteDeadline(t time.Time) error {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	d.write = t
-	return d.applyLocked()
+	return d.Conn.SetWriteDeadline(earliest(d.write, d.limit))
 }
 
 // setLimit sets the limit; the zero time removes it.
