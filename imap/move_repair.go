@@ -52,6 +52,14 @@ type copyMove struct {
 	messageID               string
 	date                    time.Time // INTERNALDATE, kept by COPY
 	size                    int64     // RFC822.SIZE
+
+	// byMove: the move went by UID MOVE, which is not atomic either: Dovecot
+	// 2.3 copies, then expunges, and a connection cut in between leaves the
+	// message in both folders. Nothing is noted before a MOVE (it would
+	// cost every move two round trips); a repair notes the original's
+	// fingerprint afterwards and compares every message of the target.
+	byMove bool
+	noted  bool // the fingerprint is known
 }
 
 // prepare notes the target's UIDNEXT and the original's fingerprint.
@@ -61,19 +69,55 @@ func (mv *copyMove) prepare(cn *conn) error {
 		return fmt.Errorf("status %q: %w", mv.to, err)
 	}
 	mv.targetValidity, mv.uidNext = sd.UIDValidity, uint32(sd.UIDNext)
+	found, err := mv.fingerprint(cn)
+	if err == nil && !found {
+		err = &MissingUIDsError{Folder: canonicalFolder(mv.from), UIDs: []uint32{mv.uid}}
+	}
+	return err
+}
+
+// fingerprint notes the original's Message-ID, INTERNALDATE and size from
+// the selected source folder; found is false when the UID is not there.
+func (mv *copyMove) fingerprint(cn *conn) (found bool, err error) {
 	msgs, err := cn.ic.Fetch(goimap.UIDSetNum(goimap.UID(mv.uid)),
 		&goimap.FetchOptions{UID: true, Envelope: true, InternalDate: true, RFC822Size: true}).Collect()
 	if err != nil {
-		return fmt.Errorf("uid fetch: %w", err)
+		return false, fmt.Errorf("uid fetch: %w", err)
 	}
 	if len(msgs) == 0 {
-		return &MissingUIDsError{Folder: canonicalFolder(mv.from), UIDs: []uint32{mv.uid}}
+		return false, nil
 	}
 	if env := msgs[0].Envelope; env != nil {
 		mv.messageID = env.MessageID
 	}
-	mv.date, mv.size = msgs[0].InternalDate, msgs[0].RFC822Size
-	return nil
+	mv.date, mv.size, mv.noted = msgs[0].InternalDate, msgs[0].RFC822Size, true
+	return true, nil
+}
+
+// noteAfterMove is a repair's first step after an interrupted UID MOVE: it
+// looks at the source afresh. gone: the original left it (the MOVE
+// happened); else its fingerprint is noted, for findCopy to compare with
+// every message of the target. recreated: the source's UIDVALIDITY
+// changed, its UIDs are other messages: nothing to do.
+func (mv *copyMove) noteAfterMove(cn *conn) (gone, recreated bool, err error) {
+	sel, fresh, err := cn.selectFolder(mv.from, true)
+	if err != nil {
+		return false, false, err
+	}
+	if !fresh { // the view may predate the MOVE's expunge (see selection)
+		if err := cn.sync(); err != nil {
+			return false, false, err
+		}
+	}
+	if sel.uidValidity != mv.validity {
+		return false, true, nil
+	}
+	found, err := mv.fingerprint(cn)
+	if err != nil {
+		return false, false, err
+	}
+	mv.uidNext = 1 // nothing was noted before the MOVE: every message of the target is a candidate
+	return !found, false, nil
 }
 
 // needsRepair reports whether err, which ended the move, may have left the
@@ -165,6 +209,20 @@ func (c *Client) pause(ctx context.Context, d time.Duration) bool {
 // one, removes the original (a UID already gone is fine). copied is false
 // when no copy exists: the move did not happen.
 func (mv *copyMove) finish(cn *conn) (newUID uint32, copied bool, err error) {
+	if mv.byMove && !mv.noted {
+		if !cn.caps.Has(goimap.CapUIDPlus) {
+			return 0, false, fmt.Errorf("%w: without UIDPLUS the original of an interrupted MOVE cannot be removed alone", ErrUnsupported)
+		}
+		gone, recreated, err := mv.noteAfterMove(cn)
+		switch {
+		case err != nil:
+			return 0, false, err
+		case gone:
+			return 0, true, nil // moved; the new UID is unknown
+		case recreated:
+			return 0, false, nil
+		}
+	}
 	newUID, copied = mv.newUID, mv.state == copyDone
 	if newUID == 0 {
 		found, err := mv.findCopy(cn)
@@ -209,7 +267,7 @@ func (mv *copyMove) findCopy(cn *conn) (uint32, error) {
 			return 0, fmt.Errorf("noop: %w", err)
 		}
 	}
-	if sel.uidValidity != mv.targetValidity { // recreated: a copy would be gone with it
+	if mv.targetValidity != 0 && sel.uidValidity != mv.targetValidity { // recreated: a copy would be gone with it
 		return 0, nil
 	}
 	crit := &goimap.SearchCriteria{UID: []goimap.UIDSet{{{Start: goimap.UID(mv.uidNext), Stop: 0}}}}
