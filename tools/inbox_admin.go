@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"math/big"
-	"sync"
 	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
@@ -26,38 +25,6 @@ const (
 	testCodesPerInbox   = 5
 	testCodesPerAccount = 20
 )
-
-// hourlyLimit counts events per key in a sliding hour. It lives in the
-// process: a restart forgets it (documented; it only throttles samples).
-type hourlyLimit struct {
-	mu     sync.Mutex
-	events map[string][]time.Time
-}
-
-// allow records an event for every key when all are under their limits.
-func (l *hourlyLimit) allow(now time.Time, limits map[string]int) bool {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if l.events == nil {
-		l.events = map[string][]time.Time{}
-	}
-	for key, limit := range limits {
-		recent := l.events[key][:0]
-		for _, t := range l.events[key] {
-			if now.Sub(t) < time.Hour {
-				recent = append(recent, t)
-			}
-		}
-		l.events[key] = recent
-		if len(recent) >= limit {
-			return false
-		}
-	}
-	for key := range limits {
-		l.events[key] = append(l.events[key], now)
-	}
-	return true
-}
 
 func sendTestCodeSpec(ib *inboxes, limit *hourlyLimit) *spec {
 	return &spec{
@@ -80,7 +47,7 @@ func sendTestCodeSpec(ib *inboxes, limit *hourlyLimit) *spec {
 				return nil, err
 			}
 			now := time.Now()
-			if !limit.allow(now, map[string]int{"inbox:" + tag: testCodesPerInbox, "account": testCodesPerAccount}) {
+			if limit.take(now, map[string]int{"inbox:" + tag: testCodesPerInbox, "account": testCodesPerAccount}) > 0 {
 				return nil, errorf(CodeRateLimited, "send_test_code allows %d per inbox and %d per account per hour", testCodesPerInbox, testCodesPerAccount)
 			}
 			id, err := ib.appendTestCode(ctx, addr, now)

@@ -3,7 +3,6 @@ package tools
 import (
 	"math"
 	"strings"
-	"sync"
 	"time"
 )
 
@@ -20,8 +19,7 @@ type sendPolicy struct {
 	parents []string        // ".example.com" for "*.example.com"
 
 	perHour int // 0: no cap
-	mu      sync.Mutex
-	sent    []time.Time // start times of sends in the last hour, oldest first
+	sent    hourlyLimit
 }
 
 // newSendPolicy prepares the allow-list (entries as config checked them:
@@ -98,32 +96,13 @@ func (p *sendPolicy) reserve(now time.Time) (release func(), err error) {
 	if p.perHour <= 0 {
 		return func() {}, nil
 	}
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	cut := 0
-	for cut < len(p.sent) && now.Sub(p.sent[cut]) >= time.Hour {
-		cut++
-	}
-	p.sent = p.sent[cut:]
-	if len(p.sent) >= p.perHour {
-		wait := time.Hour - now.Sub(p.sent[0])
-		secs := int(math.Ceil(wait.Seconds()))
+	if wait := p.sent.take(now, map[string]int{sendKey: p.perHour}); wait > 0 {
 		return nil, &Error{Code: CodeRateLimited,
 			Message: "the send cap of this server is reached (SEND_MAX_PER_HOUR); nothing was sent",
-			Details: map[string]any{"retry_after_seconds": secs, "max_per_hour": p.perHour}}
+			Details: map[string]any{"retry_after_seconds": int(math.Ceil(wait.Seconds())), "max_per_hour": p.perHour}}
 	}
-	p.sent = append(p.sent, now)
-	return func() { p.unreserve(now) }, nil
+	return func() { p.sent.forget(sendKey, now) }, nil
 }
 
-// unreserve removes one reservation made at t.
-func (p *sendPolicy) unreserve(t time.Time) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	for i := len(p.sent) - 1; i >= 0; i-- {
-		if p.sent[i].Equal(t) {
-			p.sent = append(p.sent[:i], p.sent[i+1:]...)
-			return
-		}
-	}
-}
+// sendKey is the one key of the send cap: it counts for the whole process.
+const sendKey = "send"
