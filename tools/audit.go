@@ -46,7 +46,7 @@ func (s *Server) audit(ctx context.Context, sp *spec, args map[string]any, resul
 	}
 	for _, name := range []string{"folder", "from_folder", "to_folder", "inbox_id"} {
 		if v, ok := args[name].(string); ok && v != "" {
-			attrs = append(attrs, slog.String(name, clipLog(v)))
+			attrs = append(attrs, slog.String(name, truncate(v, maxAuditString)))
 		}
 	}
 	if v, ok := args["uid"]; ok {
@@ -77,19 +77,19 @@ func (s *Server) audit(ctx context.Context, sp *spec, args map[string]any, resul
 // appendResult adds the result fields that are set.
 func appendResult(attrs []slog.Attr, r auditResult) []slog.Attr {
 	if r.MessageID != "" {
-		attrs = append(attrs, slog.String("message_id", clipLog(r.MessageID)))
+		attrs = append(attrs, slog.String("message_id", truncate(r.MessageID, maxAuditString)))
 	}
 	if len(r.NewUID) > 0 && string(r.NewUID) != "null" {
-		attrs = append(attrs, slog.String("new_uid", clipLog(string(r.NewUID))))
+		attrs = append(attrs, slog.String("new_uid", truncate(string(r.NewUID), maxAuditString)))
 	}
 	if r.Accepted != nil || r.Rejected != nil {
 		attrs = append(attrs, slog.Int("accepted", len(r.Accepted)), slog.Int("rejected", len(r.Rejected)))
 	}
 	if r.FilePath != "" {
-		attrs = append(attrs, slog.String("file_path", clipLog(r.FilePath)))
+		attrs = append(attrs, slog.String("file_path", truncate(r.FilePath, maxAuditString)))
 	}
 	if r.InboxID != "" {
-		attrs = append(attrs, slog.String("inbox_id", clipLog(r.InboxID)))
+		attrs = append(attrs, slog.String("inbox_id", truncate(r.InboxID, maxAuditString)))
 	}
 	return attrs
 }
@@ -107,19 +107,13 @@ func countList(v any) int {
 	return 0
 }
 
-// clipLog bounds a caller-chosen string before it is logged.
-func clipLog(s string) string {
-	const max = 200
-	if len(s) > max {
-		return s[:max] + "..."
-	}
-	return s
-}
+// maxAuditString bounds a caller-chosen string before it is logged.
+const maxAuditString = 200
 
 // clipAny bounds a uid argument (a number or a string) for the log.
 func clipAny(v any) any {
 	if s, ok := v.(string); ok {
-		return clipLog(s)
+		return truncate(s, maxAuditString)
 	}
 	return v
 }

@@ -260,8 +260,9 @@ func BenchmarkHotResultJSON(b *testing.B) {
 }
 
 // BenchmarkHotWaitFanOut: what one new message costs the waits of 1,000
-// test inboxes today: every wait checks whether the message is for its
-// inbox with isFor, which parses the header again (net/mail).
+// test inboxes: every wait checks whether the message is for its inbox
+// (isMailFor). Before the header was parsed once per message it was 8.7 ms
+// and 6.1 MB per message (scripts/bench/optimizations.md).
 func BenchmarkHotWaitFanOut(b *testing.B) {
 	raw := []byte("Return-Path: <no-reply@app.example.test>\r\nDelivered-To: alice+signup-1f2e3d4c@example.test\r\n" +
 		"Received: from app.example.test by mx.example.test with LMTP id x; Mon, 02 Mar 2026 09:00:00 +0000\r\n" +
@@ -275,17 +276,6 @@ func BenchmarkHotWaitFanOut(b *testing.B) {
 	perWaiter := func(b *testing.B) {
 		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(len(addrs)), "ns/waiter")
 	}
-	b.Run("isFor-per-waiter", func(b *testing.B) {
-		b.ReportAllocs()
-		for b.Loop() {
-			for _, a := range addrs {
-				if isFor(raw, a) {
-					b.Fatal("a message for another inbox matched")
-				}
-			}
-		}
-		perWaiter(b)
-	})
 	// What the waits do now (isMailFor): the recipient fields are read once
 	// per message, then each waiter only compares. Each round is a new
 	// message (a new UID), so the parse is in the figure.

@@ -129,12 +129,6 @@ func (ib *inboxes) tagOf(addr string) string {
 // recipientFields are the header fields that say who a message was for.
 var recipientFields = []string{"To", "Cc", "Delivered-To", "X-Original-To", "Envelope-To"}
 
-// isFor reports whether a raw message was addressed to addr, by its
-// recipient header fields.
-func isFor(raw []byte, addr string) bool {
-	return recipientsFor(addr, recipientLines(raw))
-}
-
 // recipientsFor reports whether addr is one of the lower-cased recipient
 // lines.
 func recipientsFor(addr string, lines []string) bool {
@@ -163,10 +157,10 @@ func recipientLines(raw []byte) []string {
 	return lines
 }
 
-// isMailFor is isFor for new mail from a watcher. One message is fanned out
-// to every waiter on the folder; its header is parsed once for all of them
-// (1,000 waiters used to parse it 1,000 times: most of the CPU and garbage
-// of a busy wait).
+// isMailFor reports whether new mail from a watcher was addressed to addr,
+// by its recipient header fields. One message is fanned out to every waiter
+// on the folder; its header is parsed once for all of them (1,000 waiters
+// used to parse it 1,000 times: most of the CPU and garbage of a busy wait).
 func (ib *inboxes) isMailFor(m *imap.NewMail, addr string) bool {
 	return recipientsFor(addr, ib.recipients.lines(m))
 }
