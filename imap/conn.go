@@ -24,6 +24,9 @@ type conn struct {
 	lastUsed time.Time
 	spoiled  bool       // an exchange was cut off: never reuse
 	sel      *selection // the selected folder; nil when none (see select.go)
+	// reused: the last selectFolder kept the selection it found, whose view
+	// may predate new mail (retryStale).
+	reused bool
 	// exists gets a token when the server reports the number of messages
 	// of the selected folder (EXISTS) on its own: new mail. Only a watcher
 	// reads it; elsewhere the token just stays.

@@ -263,8 +263,8 @@ func (mv *copyMove) findCopy(cn *conn) (uint32, error) {
 		// A selection kept from an earlier operation may not show the
 		// copy yet: Dovecot answers a command from the session's view and
 		// reports what other sessions added only at its end. NOOP syncs.
-		if err := cn.ic.Noop().Wait(); err != nil {
-			return 0, fmt.Errorf("noop: %w", err)
+		if err := cn.sync(); err != nil {
+			return 0, err
 		}
 	}
 	if mv.targetValidity != 0 && sel.uidValidity != mv.targetValidity { // recreated: a copy would be gone with it

@@ -94,15 +94,16 @@ func (c *Client) doTimeout(ctx context.Context, op string, timeout time.Duration
 	return translate(op, err)
 }
 
-// retryStale runs fn; when it finds no message on a connection that had a
-// folder selected before, whose view may predate the message (see
-// selection), it syncs with a NOOP and runs fn once more. The operations
-// that can answer ErrMessageNotFound check first and change nothing then,
-// so running one twice is safe.
+// retryStale runs fn; when it finds no message in a folder whose selection
+// it reused, whose view may predate the message (see selection), it syncs
+// with a NOOP and runs fn once more. A message missing from a folder just
+// selected is missing: no second try. The operations that can answer
+// ErrMessageNotFound check first and change nothing then, so running one
+// twice is safe.
 func retryStale(cn *conn, fn func(cn *conn) error) error {
-	reused := cn.sel != nil
+	cn.reused = false
 	err := fn(cn)
-	if !reused || cn.sel == nil || !errors.Is(err, ErrMessageNotFound) {
+	if !cn.reused || !errors.Is(err, ErrMessageNotFound) {
 		return err
 	}
 	if serr := cn.sync(); serr != nil {

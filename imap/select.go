@@ -66,9 +66,10 @@ func (cn *conn) cached(name string) *selection {
 func (cn *conn) selectFolder(name string, write bool) (sel selection, fresh bool, err error) {
 	name = canonicalFolder(name)
 	if s := cn.cached(name); s != nil && (!write || !s.readOnly) {
+		cn.reused = true
 		return *s, false, nil
 	}
-	cn.sel = nil // a failed SELECT leaves no folder selected (RFC 3501 §6.3.1)
+	cn.sel, cn.reused = nil, false // a failed SELECT leaves no folder selected (RFC 3501 §6.3.1)
 	data, err := cn.ic.Select(name, &goimap.SelectOptions{ReadOnly: !write}).Wait()
 	if err != nil {
 		return selection{}, true, fmt.Errorf("select %q: %w", name, err)

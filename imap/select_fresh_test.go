@@ -2,7 +2,9 @@ package imap_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"slices"
 	"testing"
 	"time"
 
@@ -44,5 +46,39 @@ func TestReusedSelectionSeesNewMail(t *testing.T) {
 		if err != nil || m == nil {
 			t.Fatalf("FetchMessage(new UID %d) = %v, want the message", uid, err)
 		}
+	}
+}
+
+// TestMissingMessageRetriesOnlyOnReusedSelection: a UID that is not there
+// costs a NOOP and a second look only when the folder's selection was
+// reused (its view may be stale); right after a fresh EXAMINE it is simply
+// missing.
+func TestMissingMessageRetriesOnlyOnReusedSelection(t *testing.T) {
+	ts := newTestServer(t, modePlain, capsFull)
+	seedSearch(t, ts, "INBOX")
+	ts.addFolder(t, "Other", "")
+	c := newClient(t, clientOptions(t, ts.Port, modePlain))
+	ctx := context.Background()
+	if err := c.Noop(ctx); err != nil { // log in first
+		t.Fatal(err)
+	}
+	ts.commands()
+	if _, err := c.FetchMessage(ctx, "INBOX", 999, 0); !errors.Is(err, imap.ErrMessageNotFound) {
+		t.Fatalf("FetchMessage(999) = %v, want ErrMessageNotFound", err)
+	}
+	if cmds := ts.commands(); !slices.Equal(cmds, []string{"EXAMINE", "UID FETCH"}) {
+		t.Errorf("commands after a fresh EXAMINE = %q, want one look", cmds)
+	}
+	if _, err := c.FetchMessage(ctx, "INBOX", 999, 0); !errors.Is(err, imap.ErrMessageNotFound) {
+		t.Fatalf("FetchMessage(999) again = %v, want ErrMessageNotFound", err)
+	}
+	if cmds := ts.commands(); !slices.Equal(cmds, []string{"UID FETCH", "NOOP", "UID FETCH"}) {
+		t.Errorf("commands on the reused selection = %q, want a NOOP and a second look", cmds)
+	}
+	if _, err := c.FetchMessage(ctx, "Other", 1, 0); !errors.Is(err, imap.ErrMessageNotFound) {
+		t.Fatalf("FetchMessage(Other, 1) = %v, want ErrMessageNotFound", err)
+	}
+	if cmds := ts.commands(); !slices.Equal(cmds, []string{"EXAMINE", "UID FETCH"}) {
+		t.Errorf("commands in another folder = %q, want one look (that selection is fresh)", cmds)
 	}
 }
