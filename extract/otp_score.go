@@ -74,8 +74,8 @@ func shapeScore(c candidate, code string) float64 {
 
 // before weighs the keywords before a candidate, the nearest fully.
 func (v *textView) before(c candidate, code string) (float64, bool) {
-	total, n := 0.0, 0
-	for i := v.firstHitFrom(c.s) - 1; i >= 0 && n < 3; i-- {
+	var sum keywordSum
+	for i := v.firstHitFrom(c.s) - 1; i >= 0 && sum.n < 3; i-- {
 		h := v.hits[i]
 		if h.end > c.s {
 			continue
@@ -84,20 +84,32 @@ func (v *textView) before(c candidate, code string) (float64, bool) {
 		if d > windowBefore {
 			break
 		}
-		w, counts := v.beforeWeight(h, c, d, code)
-		if !counts {
-			if w < 0 {
-				return 0, false
-			}
-			continue
+		if sum.add(v.beforeWeight(h, c, d, code)) {
+			return 0, false
 		}
-		if n > 0 {
-			w *= wFarther
-		}
-		total += w
-		n++
 	}
-	return total, true
+	return sum.total, true
+}
+
+// keywordSum adds up the keywords on one side of a candidate, nearest
+// first: the nearest counts fully, the next ones by wFarther.
+type keywordSum struct {
+	total float64
+	n     int
+}
+
+// add takes one keyword's weight; counts false with a negative w rejects
+// the candidate (add then reports true), counts false otherwise skips it.
+func (k *keywordSum) add(w float64, counts bool) (reject bool) {
+	if !counts {
+		return w < 0
+	}
+	if k.n > 0 {
+		w *= wFarther
+	}
+	k.total += w
+	k.n++
+	return false
 }
 
 // beforeWeight is one keyword's say on the candidate after it; counts is
@@ -129,29 +141,20 @@ func (v *textView) beforeWeight(h hit, c candidate, d int, code string) (float64
 // after weighs the keywords after a candidate, the nearest fully. A code
 // keyword that introduces another number belongs to that one.
 func (v *textView) after(c candidate, code string) (float64, bool) {
-	total, n := 0.0, 0
+	var sum keywordSum
 	for _, h := range v.hits[v.firstHitFrom(c.e):] {
-		if n >= 3 {
+		if sum.n >= 3 {
 			break
 		}
 		d := v.distance(c.e, h.start, windowAfter+3)
 		if d > windowAfter {
 			break
 		}
-		w, counts := v.afterWeight(h, c, d, code)
-		if !counts {
-			if w < 0 {
-				return 0, false
-			}
-			continue
+		if sum.add(v.afterWeight(h, c, d, code)) {
+			return 0, false
 		}
-		if n > 0 {
-			w *= wFarther
-		}
-		total += w
-		n++
 	}
-	return total, true
+	return sum.total, true
 }
 
 func (v *textView) afterWeight(h hit, c candidate, d int, code string) (float64, bool) {
