@@ -9,6 +9,7 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/mark3labs/mcp-go/mcp"
 )
@@ -53,7 +54,35 @@ func checkLengths(dst any) *Error {
 		return nil
 	}
 	v = v.Elem()
-	for _, f := range reflect.VisibleFields(v.Type()) {
+	for _, f := range lengthLimits(v.Type()) {
+		for _, s := range stringsOf(v.FieldByIndex(f.index)) {
+			if len(s) > f.limit {
+				return invalidArg("argument %q is too long (%d bytes; at most %d)", f.name, len(s), f.limit)
+			}
+		}
+	}
+	return nil
+}
+
+// fieldLimit is the length limit of one argument field.
+type fieldLimit struct {
+	index []int
+	name  string
+	limit int
+}
+
+// limitsByType caches lengthLimits: the tags of an argument struct do not
+// change, and every tool call checks them.
+var limitsByType sync.Map // reflect.Type → []fieldLimit
+
+// lengthLimits lists the limited fields of struct type t (max:"-" ones are
+// left out).
+func lengthLimits(t reflect.Type) []fieldLimit {
+	if l, ok := limitsByType.Load(t); ok {
+		return l.([]fieldLimit)
+	}
+	var limits []fieldLimit
+	for _, f := range reflect.VisibleFields(t) {
 		limit, name := defaultMaxArg, strings.Split(f.Tag.Get("json"), ",")[0]
 		switch tag := f.Tag.Get("max"); tag {
 		case "-":
@@ -62,13 +91,10 @@ func checkLengths(dst any) *Error {
 		default:
 			limit, _ = strconv.Atoi(tag)
 		}
-		for _, s := range stringsOf(v.FieldByIndex(f.Index)) {
-			if len(s) > limit {
-				return invalidArg("argument %q is too long (%d bytes; at most %d)", name, len(s), limit)
-			}
-		}
+		limits = append(limits, fieldLimit{index: f.Index, name: name, limit: limit})
 	}
-	return nil
+	limitsByType.Store(t, limits)
+	return limits
 }
 
 // stringsOf returns the strings a field holds.
