@@ -12,9 +12,15 @@ import (
 	"github.com/emersion/go-imap/v2/imapclient"
 )
 
-// repairAttempts bounds the connections a repair of an interrupted move
-// tries (each within the caller's ctx).
-const repairAttempts = 5
+// repairBudget bounds a repair of an interrupted move when the caller's ctx
+// has no deadline of its own; with one, the repair tries until it ends.
+// Connections are tried one after the other, repairPause apart (and after
+// the pool's dial backoff): a few quick failures in a row are common while
+// the network that broke the move is still failing.
+const (
+	repairBudget = 15 * time.Second
+	repairPause  = 50 * time.Millisecond
+)
 
 // copySettle is how long a repair that found no copy waits before it looks
 // once more, when the COPY may have reached the server: the server may
@@ -142,12 +148,17 @@ func isStatus(err error) bool {
 // repairMove finishes a move that cause interrupted, on other connections
 // and within ctx: when the copy is in the target, it removes the original
 // and returns the copy's UID; when it is not, nothing was moved and cause
-// is returned. If no connection works before ctx ends or after
-// repairAttempts tries, the message may stay in both folders; the error
-// says so (and keeps cause's kind).
+// is returned. If no connection works before ctx ends (or repairBudget,
+// when ctx has no deadline), the message may stay in both folders; the
+// error says so (and keeps cause's kind).
 func (c *Client) repairMove(ctx context.Context, op string, mv *copyMove, cause error) (uint32, error) {
+	if _, ok := ctx.Deadline(); !ok {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, repairBudget)
+		defer cancel()
+	}
 	settled := mv.state != copySent // a copy that was answered needs no second look
-	for range repairAttempts {
+	for tries := 1; ; tries++ {
 		var (
 			newUID uint32
 			copied bool
@@ -160,18 +171,17 @@ func (c *Client) repairMove(ctx context.Context, op string, mv *copyMove, cause 
 		switch {
 		case err == nil && copied:
 			c.opts.Logger.Warn("imap: finished a move that a broken connection interrupted",
-				"from", mv.from, "to", mv.to, "uid", mv.uid, "new_uid", newUID, "message_id", mv.messageID, "cause", cause)
+				"from", mv.from, "to", mv.to, "uid", mv.uid, "new_uid", newUID, "message_id", mv.messageID, "tries", tries, "cause", cause)
 			return newUID, nil
 		case err == nil && !settled && c.pause(ctx, copySettle):
 			settled = true // look once more, later
 		case err == nil:
 			c.opts.Logger.Debug("imap: an interrupted move copied nothing", "from", mv.from, "to", mv.to, "uid", mv.uid, "message_id", mv.messageID)
 			return 0, cause // no copy: nothing moved, nothing to undo
-		case !connFault(err) || !c.waitBackoff(ctx):
-			return 0, fmt.Errorf("%w (finishing the move failed: %v; the message may be in both folders)", cause, err)
+		case !connFault(err) || !c.waitBackoff(ctx) || !c.pause(ctx, repairPause):
+			return 0, fmt.Errorf("%w (finishing the move failed %d times, last: %v; the message may be in both folders)", cause, tries, err)
 		}
 	}
-	return 0, fmt.Errorf("%w (finishing the move failed %d times; the message may be in both folders)", cause, repairAttempts)
 }
 
 // waitBackoff waits out the pool's dial backoff when there is one; false
