@@ -10,15 +10,17 @@ import (
 	goimap "github.com/emersion/go-imap/v2"
 	"github.com/emersion/go-imap/v2/imapclient"
 	"github.com/emersion/go-message/charset"
+
+	"github.com/email-mcp/email-mcp/internal/clampconn"
 )
 
 // logoutTimeout bounds the polite LOGOUT sent when a connection is closed.
 const logoutTimeout = time.Second
 
-// conn is one connection: an imapclient.Client over a deadlineConn.
+// conn is one connection: an imapclient.Client over a clampconn.Conn.
 type conn struct {
 	ic       *imapclient.Client
-	dc       *deadlineConn
+	dc       *clampconn.Conn
 	tls      bool          // the transport is TLS (implicit or after STARTTLS)
 	caps     goimap.CapSet // after login: capabilities do not change afterwards
 	lastUsed time.Time
@@ -35,7 +37,7 @@ type conn struct {
 
 // newConnState is a conn without its imapclient yet: the client's options
 // need the conn (see options).
-func newConnState(dc *deadlineConn, isTLS bool) *conn {
+func newConnState(dc *clampconn.Conn, isTLS bool) *conn {
 	return &conn{dc: dc, tls: isTLS, lastUsed: time.Now(), exists: make(chan struct{}, 1)}
 }
 
@@ -61,7 +63,7 @@ func (cn *conn) options() *imapclient.Options {
 
 // newConn starts an imapclient over nc (no I/O until the greeting is read).
 func newConn(nc net.Conn, isTLS bool) *conn {
-	cn := newConnState(&deadlineConn{Conn: nc}, isTLS)
+	cn := newConnState(clampconn.New(nc), isTLS)
 	cn.ic = imapclient.New(cn.dc, cn.options())
 	return cn
 }
@@ -81,7 +83,7 @@ func (cn *conn) run(ctx context.Context, timeout time.Duration, fn func(*imapcli
 // the server (the caller's reader or writer failed mid-literal).
 func (cn *conn) cut() {
 	cn.spoiled = true
-	cn.dc.setLimit(time.Now())
+	cn.dc.SetLimit(time.Now())
 }
 
 // dead reports whether imapclient's reader has stopped (EOF, BYE, error).

@@ -11,6 +11,8 @@ import (
 
 	goimap "github.com/emersion/go-imap/v2"
 	"github.com/emersion/go-imap/v2/imapclient"
+
+	"github.com/email-mcp/email-mcp/internal/clampconn"
 )
 
 // connect opens a logged-in connection in the configured Security mode. d,
@@ -163,7 +165,7 @@ func (c *Client) openStartTLS(ctx context.Context, d *Diagnosis) (*conn, error) 
 	if err != nil {
 		return nil, err
 	}
-	cn := newConnState(&deadlineConn{Conn: nc}, true)
+	cn := newConnState(clampconn.New(nc), true)
 	opts := cn.options()
 	opts.TLSConfig = c.tlsConfig(d)
 	spoiled, err := bridge(ctx, cn.dc, c.opts.CommandTimeout, func() error {

@@ -208,11 +208,11 @@ func (ss *session) data(msg io.WriterTo, res Result) error {
 		}
 		return fmt.Errorf("data: compose: %w", err)
 	}
-	ss.raw.setLimit(time.Now().Add(ss.s.opts.SubmissionTimeout))
+	ss.raw.SetLimit(time.Now().Add(ss.s.opts.SubmissionTimeout))
 	if err := w.Close(); err != nil {
 		return ss.dataFailure(err, res)
 	}
-	ss.raw.setLimit(time.Time{})
+	ss.raw.SetLimit(time.Time{})
 	return nil
 }
 
@@ -249,7 +249,7 @@ type progressWriter struct {
 
 func (p *progressWriter) Write(b []byte) (int, error) {
 	if now := time.Now(); !now.Before(p.next) {
-		p.raw.setLimit(now.Add(p.idle))
+		p.raw.SetLimit(now.Add(p.idle))
 		p.next = now.Add(time.Second)
 	}
 	n, err := p.w.Write(b)

@@ -70,7 +70,7 @@ func (s *Sender) dial(ctx context.Context, trace tracer) (*session, error) {
 	}
 	trace.step("connected to %s", s.addr)
 	raw, stop := newDeadlineConn(ctx, conn)
-	raw.setLimit(time.Now().Add(s.opts.CommandTimeout))
+	raw.SetLimit(time.Now().Add(s.opts.CommandTimeout))
 	return &session{s: s, ctx: ctx, raw: raw, stop: stop, trace: trace}, nil
 }
 
@@ -157,7 +157,7 @@ func (ss *session) ready(mode string) (*session, error) {
 		}
 		return nil, ss.fail("ehlo", err, ErrConnection)
 	}
-	ss.raw.setLimit(time.Time{})
+	ss.raw.SetLimit(time.Time{})
 	ss.mode = mode
 	if st, ok := ss.c.TLSConnectionState(); ok && st.HandshakeComplete {
 		ss.tls = &st
