@@ -5,6 +5,7 @@ import (
 	"mime"
 	"net"
 	"sort"
+	"sync/atomic"
 	"time"
 
 	goimap "github.com/emersion/go-imap/v2"
@@ -33,6 +34,12 @@ type conn struct {
 	// of the selected folder (EXISTS) on its own: new mail. Only a watcher
 	// reads it; elsewhere the token just stays.
 	exists chan struct{}
+	// known is the number of messages of the selected folder as the server
+	// last reported it (SELECT, then EXISTS and EXPUNGE); changes counts
+	// the reports that changed the view (a different EXISTS, an EXPUNGE).
+	// Both are written on imapclient's reader goroutine.
+	known   atomic.Uint32
+	changes atomic.Uint64
 }
 
 // newConnState is a conn without its imapclient yet: the client's options
@@ -52,10 +59,17 @@ func (cn *conn) options() *imapclient.Options {
 				if d.NumMessages == nil {
 					return
 				}
+				if cn.known.Swap(*d.NumMessages) != *d.NumMessages {
+					cn.changes.Add(1)
+				}
 				select {
 				case cn.exists <- struct{}{}:
 				default:
 				}
+			},
+			Expunge: func(uint32) {
+				cn.known.Add(^uint32(0))
+				cn.changes.Add(1)
 			},
 		},
 	}

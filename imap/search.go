@@ -126,12 +126,13 @@ func search(cn *conn, folder string, criteria *goimap.SearchCriteria, after uint
 	if fresh && sel.messages == 0 || after == math.MaxUint32 {
 		return res, nil
 	}
-	if !fresh { // the view may predate new mail (see selection)
-		if err := cn.sync(); err != nil {
-			return nil, err
-		}
-	}
+	seen := cn.changes.Load()
 	uids, err := searchUIDs(cn, criteria)
+	if err == nil && !fresh && cn.changes.Load() != seen {
+		// The view this search ran on predated changes the server
+		// reported at its end (see selection): search the new view.
+		uids, err = searchUIDs(cn, criteria)
+	}
 	if err != nil {
 		return nil, err
 	}

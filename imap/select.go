@@ -17,10 +17,14 @@ import (
 // SEARCH or UID FETCH on the session's view as of its last full sync, so a
 // message delivered since is neither found nor fetched (UID FETCH answers
 // OK with nothing), and a NOOP pipelined in front does not help (Dovecot
-// defers the sync while commands are queued). So a search on a reused
-// selection waits for a NOOP first (one round trip), and an operation that
+// defers the sync while commands are queued). Dovecot does sync at the end
+// of each command, though, and reports what changed (EXISTS, EXPUNGE)
+// before the tagged answer. So a search on a reused selection runs at once
+// and runs again when its own answer reported a change (conn.changes): the
+// second one sees the view the first brought up to date. An operation that
 // finds no message on a reused selection syncs with a NOOP and tries once
-// more (Client.doTimeout): reads of known mail pay nothing. Nothing below
+// more (Client.doTimeout). Reads of known mail and searches of a folder
+// that did not change pay nothing. Nothing below
 // relies on the counts of the SELECT answer once they may be stale. UIDVALIDITY cannot change under a
 // selection: a server whose selected folder is deleted or recreated ends
 // the session (Dovecot: "BYE Selected mailbox was deleted"), the
@@ -77,6 +81,7 @@ func (cn *conn) selectFolder(name string, write bool) (sel selection, fresh bool
 	s := &selection{name: name, readOnly: !write, uidValidity: data.UIDValidity,
 		messages: data.NumMessages, uidNext: uint32(data.UIDNext)}
 	cn.sel = s
+	cn.known.Store(data.NumMessages)
 	return *s, true, nil
 }
 

@@ -15,9 +15,10 @@ import (
 // TestReusedSelectionSeesNewMail: mail delivered by another connection
 // while the pooled connection keeps the folder selected is found by the next
 // search and fetched by its UID. Dovecot runs a command on the session's
-// view as of its last command: without the NOOP that goes out before a
-// reused selection, the search missed the new mail and the fetch answered
-// OK with nothing (MESSAGE_NOT_FOUND). Runs on Dovecot in its tier.
+// view as of its last command: a search that did not run again after its
+// answer reported the change (EXISTS) missed the new mail, and a fetch that
+// did not sync and look again answered OK with nothing (MESSAGE_NOT_FOUND).
+// Runs on Dovecot in its tier.
 func TestReusedSelectionSeesNewMail(t *testing.T) {
 	acct := mailtest.NewAccount(t)
 	raw := func(i int) []byte {
