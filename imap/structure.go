@@ -228,3 +228,71 @@ func decodeWords(s string) string {
 	}
 	return d
 }
+
+// hasAttachments is structureOf(bs, nil).HasAttachments() without building
+// the tree: a search page asks it of every message (a Part tree per message
+// was 5% of a search's CPU). Parameters that need decoding (RFC 2231 keys,
+// RFC 2047 words), where a name could decode to nothing, take the long way.
+func hasAttachments(bs goimap.BodyStructure) bool {
+	has, ok := quickAttachments(bs)
+	if !ok {
+		return structureOf(bs, nil).HasAttachments()
+	}
+	return has
+}
+
+// quickAttachments answers hasAttachments, or ok=false when a parameter it
+// would look at needs decoding.
+func quickAttachments(bs goimap.BodyStructure) (has, ok bool) {
+	switch b := bs.(type) {
+	case *goimap.BodyStructureMultiPart:
+		for _, ch := range b.Children {
+			if has, ok := quickAttachments(ch); !ok || has {
+				return has, ok
+			}
+		}
+		return false, true
+	case *goimap.BodyStructureSinglePart:
+		if strings.EqualFold(b.Type, "multipart") { // a multipart without children (Part.collect)
+			return false, true
+		}
+		var disposition string
+		var dparams map[string]string
+		if d := b.Disposition(); d != nil {
+			disposition, dparams = d.Value, d.Params
+		}
+		attachment := strings.EqualFold(disposition, "attachment")
+		filename, ok := plainParam(dparams, "filename")
+		if ok && filename == "" {
+			filename, ok = plainParam(b.Params, "name")
+		}
+		if !ok {
+			return false, false
+		}
+		forwarded := strings.EqualFold(b.Type, "message") && b.MessageRFC822 != nil && b.MessageRFC822.BodyStructure != nil
+		if !attachment && filename == "" && !forwarded && strings.EqualFold(b.Type, "text") {
+			return false, true // a text body
+		}
+		id := strings.TrimSuffix(strings.TrimPrefix(strings.TrimSpace(b.ID), "<"), ">")
+		return id == "" || attachment, true // not embedded (Part.IsEmbedded)
+	default:
+		return false, true
+	}
+}
+
+// plainParam returns the parameter name (any case) of params when it needs
+// no decoding; ok=false when it is split or encoded (RFC 2231, RFC 2047).
+func plainParam(params map[string]string, name string) (v string, ok bool) {
+	for k, val := range params {
+		switch {
+		case len(k) > len(name) && k[len(name)] == '*' && strings.EqualFold(k[:len(name)], name):
+			return "", false
+		case strings.EqualFold(k, name):
+			if strings.Contains(val, "=?") {
+				return "", false
+			}
+			v = val
+		}
+	}
+	return v, true
+}

@@ -3,7 +3,9 @@ package imap
 import (
 	"fmt"
 	"maps"
+	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 
 	goimap "github.com/emersion/go-imap/v2"
@@ -113,5 +115,68 @@ func TestAttachmentRules(t *testing.T) {
 				t.Errorf("HasAttachments() = %v, want %v", got, tt.has)
 			}
 		})
+	}
+}
+
+// TestHasAttachmentsQuick: the quick answer of a search page agrees with the
+// Part tree's on random structures (types, dispositions, names plain,
+// encoded, split or empty, Content-IDs, forwarded messages, nesting).
+func TestHasAttachmentsQuick(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 11))
+	pick := func(l ...string) string { return l[rng.IntN(len(l))] }
+	params := func(key string) map[string]string {
+		switch rng.IntN(7) {
+		case 0:
+			return nil
+		case 1:
+			return map[string]string{pick(key, strings.ToUpper(key)): pick("a.pdf", "")}
+		case 2:
+			return map[string]string{key + "*": "utf-8''" + pick("r%C3%A9sum%C3%A9.pdf", "", "%ZZ")}
+		case 3:
+			return map[string]string{key: pick("=?utf-8?q?caf=C3=A9?=.txt", "=?utf-8?q??=", "=?bogus?q?x?=")}
+		case 4:
+			return map[string]string{key + "*0*": "utf-8''a", key + "*1": pick("b.pdf", "")}
+		default:
+			return map[string]string{"charset": "utf-8"}
+		}
+	}
+	var gen func(depth int) goimap.BodyStructure
+	gen = func(depth int) goimap.BodyStructure {
+		if depth < 3 && rng.IntN(3) == 0 {
+			mp := &goimap.BodyStructureMultiPart{Subtype: pick("mixed", "related", "alternative")}
+			for range rng.IntN(4) {
+				mp.Children = append(mp.Children, gen(depth+1))
+			}
+			return mp
+		}
+		typ := pick("text", "TEXT", "image", "application", "message", "multipart")
+		sp := &goimap.BodyStructureSinglePart{Type: typ, Subtype: pick("plain", "html", "png", "rfc822"),
+			Params: params("name"), ID: pick("", "", "<img1@x>", "<>", " "), Encoding: "base64", Size: 10}
+		if rng.IntN(2) == 0 {
+			sp.Extended = &goimap.BodyStructureSinglePartExt{}
+			if rng.IntN(4) != 0 {
+				sp.Extended.Disposition = &goimap.BodyStructureDisposition{Value: pick("attachment", "ATTACHMENT", "inline", ""), Params: params("filename")}
+			}
+		}
+		if typ == "message" && rng.IntN(2) == 0 && depth < 3 {
+			sp.MessageRFC822 = &goimap.BodyStructureMessageRFC822{BodyStructure: gen(depth + 1)}
+		}
+		return sp
+	}
+	quick, slow := 0, 0
+	for i := range 20000 {
+		bs := gen(0)
+		want := structureOf(bs, nil).HasAttachments()
+		if got := hasAttachments(bs); got != want {
+			t.Fatalf("case %d: hasAttachments = %v, the Part tree says %v", i, got, want)
+		}
+		if _, ok := quickAttachments(bs); ok {
+			quick++
+		} else {
+			slow++
+		}
+	}
+	if quick < 10000 || slow < 1000 {
+		t.Errorf("quick %d, slow %d of 20000: want both ways well covered", quick, slow)
 	}
 }

@@ -78,7 +78,7 @@ func summaryOf(b *imapclient.FetchMessageBuffer) Summary {
 	}
 	s.Seen, s.Flagged, s.Answered = hasFlag(s.Flags, goimap.FlagSeen), hasFlag(s.Flags, goimap.FlagFlagged), hasFlag(s.Flags, goimap.FlagAnswered)
 	if b.BodyStructure != nil {
-		s.HasAttachments = structureOf(b.BodyStructure, nil).HasAttachments()
+		s.HasAttachments = hasAttachments(b.BodyStructure)
 	}
 	return s
 }
