@@ -121,7 +121,12 @@ const benchKey = "bench-key-0123456789abcdef"
 // behind the API-key middleware on a loopback httptest server.
 func newBenchServer(tb testing.TB) (*Server, string) {
 	tb.Helper()
-	mail := &benchMail{page: benchPage(200), msg: benchMessage()}
+	return newBenchServerWith(tb, &benchMail{page: benchPage(200), msg: benchMessage()})
+}
+
+// newBenchServerWith is newBenchServer over mail.
+func newBenchServerWith(tb testing.TB, mail Mailbox) (*Server, string) {
+	tb.Helper()
 	s, err := New(Deps{Mail: mail}, Options{})
 	if err != nil {
 		tb.Fatal(err)

@@ -86,7 +86,7 @@ func (s *Server) Handler(opts HTTPOptions) (*HTTP, error) {
 	sse := server.NewSSEServer(s.mcp, sseOpts...)
 
 	api := http.NewServeMux()
-	api.Handle("/mcp", dropCancellations(streamable, s.log))
+	api.Handle("/mcp", dropCancellations(spliceResults(streamable), s.log))
 	api.Handle("GET /sse", owners.stream(sse.SSEHandler()))
 	api.Handle("POST /message", owners.message(sse.MessageHandler()))
 	api.HandleFunc("GET /mcp/tools", s.handleRESTTools)

@@ -193,6 +193,9 @@ func (s *Server) wrap(sp *spec) server.ToolHandlerFunc {
 		if audited(sp, args) {
 			s.audit(ctx, sp, args, text, nil)
 		}
+		if res := placeholderResult(ctx, text); res != nil { // /mcp: see splice.go
+			return res, nil
+		}
 		return mcp.NewToolResultStructured(out, string(text)), nil
 	}
 }
