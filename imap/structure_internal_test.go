@@ -180,3 +180,35 @@ func TestHasAttachmentsQuick(t *testing.T) {
 		t.Errorf("quick %d, slow %d of 20000: want both ways well covered", quick, slow)
 	}
 }
+
+// BenchmarkHotHasAttachments: has_attachments of a search page of 50
+// (mixed mail with an attachment, alternative text/HTML, related HTML with
+// an embedded image), the Part tree's way and the quick way.
+func BenchmarkHotHasAttachments(b *testing.B) {
+	alt := &goimap.BodyStructureMultiPart{Subtype: "alternative", Children: []goimap.BodyStructure{
+		single("text", "plain", "", nil), single("text", "html", "", nil)}}
+	img := single("image", "png", "inline", map[string]string{"filename": "logo.png"})
+	img.ID = "<logo@x>"
+	page := []goimap.BodyStructure{
+		&goimap.BodyStructureMultiPart{Subtype: "mixed", Children: []goimap.BodyStructure{alt,
+			single("application", "pdf", "attachment", map[string]string{"filename": "invoice.pdf"})}},
+		alt,
+		&goimap.BodyStructureMultiPart{Subtype: "related", Children: []goimap.BodyStructure{single("text", "html", "", nil), img}},
+	}
+	for _, bc := range []struct {
+		name string
+		f    func(goimap.BodyStructure) bool
+	}{
+		{"part-tree", func(bs goimap.BodyStructure) bool { return structureOf(bs, nil).HasAttachments() }},
+		{"quick", hasAttachments},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				for i := range 50 {
+					bc.f(page[i%len(page)])
+				}
+			}
+		})
+	}
+}
