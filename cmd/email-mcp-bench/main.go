@@ -8,6 +8,7 @@
 //	email-mcp-bench startup  -bin PATH                               exec to the first 200 of /health
 //	email-mcp-bench proc     -pid P [-imap-port N]                   RSS and IMAP connections of a process
 //	email-mcp-bench sink     -addr-file F                            an SMTP server that discards mail
+//	email-mcp-bench echo     -addr-file F -size N                    an HTTP server that answers tool calls at once
 //
 // The MCP client is plain net/http and JSON-RPC: stateless Streamable
 // HTTP, one POST of tools/call per call, no initialize (the server keeps
@@ -41,6 +42,7 @@ const usage = `usage: email-mcp-bench MODE [flags]   (email-mcp-bench MODE -h fo
   startup   time from exec to the first 200 of /health (best of -runs)
   proc      VmRSS/VmHWM of -pid and its TCP connections to -imap-port
   sink      an SMTP server on loopback that accepts and discards mail
+  echo      an HTTP server on loopback that answers every tool call at once (the HTTP floor)
 `
 
 func main() {
@@ -144,6 +146,9 @@ func parseMode(mode string, args []string, stderr io.Writer, profile *string) (r
 	case "sink":
 		o, err := parseSink(args, stderr)
 		return func(ctx context.Context) (any, error) { return runSink(ctx, o) }, err
+	case "echo":
+		o, err := parseEcho(args, stderr)
+		return func(ctx context.Context) (any, error) { return runEcho(ctx, o) }, err
 	}
 	return nil, fmt.Errorf("unknown mode %q\n\n%s", mode, usage)
 }

@@ -176,6 +176,19 @@ imap=(-imap-addr "$DOVECOT_IMAPS_ADDR" -imap-user "$DOVECOT_USER" -ca-file "$DOV
 bench compare_search compare -url "$url" -pid "$dv_pid" -op search -limit 50 "${imap[@]}" -c 1 -n 400 -slices 4 -warmup 30
 bench compare_read compare -url "$url" -pid "$dv_pid" -op read -uid 9990 "${imap[@]}" -c 1 -n 1000 -slices 4 -warmup 50
 bench floor_mcp load -url "$url" -tool read_email -args '{"uid":"not-a-uid"}' -accept tool_INVALID_ARGUMENT -c 1 -n 500 -warmup 50 -pid "$dv_pid"
+# The floor under any MCP server over HTTP here: a server that answers each
+# call at once with a result of the size read_email / search_emails return
+# (2.4 KB and 35 KB answers), driven by the same client.
+for f in read:1100 search:16000; do
+  rm -f "$work/echo.addr"
+  note "email-mcp-bench echo -addr-file \$WORK/echo.addr -size ${f#*:}"
+  "$B" echo -addr-file "$work/echo.addr" -size "${f#*:}" >"$work/echo.json" 2>"$work/echo.err" &
+  echo_pid=$!
+  pids+=("$echo_pid")
+  for _ in $(seq 1 100); do [ -s "$work/echo.addr" ] && break; sleep 0.05; done
+  bench "floor_http_${f%%:*}" load -url "http://$(cat "$work/echo.addr")/mcp" -tool "${f%%:*}" -args '{}' -c 1 -n 1000 -warmup 50
+  kill -TERM "$echo_pid"; wait "$echo_pid" || true
+done
 
 for c in 1 2 4 8 16 32; do
   bench "curve_$c" compare -url "$url" -pid "$dv_pid" -op search -limit 50 "${imap[@]}" -conns 3 -c "$c" -d 4s -slices 4 -warmup "$c"
