@@ -224,11 +224,12 @@ func BenchmarkHotHTTP(b *testing.B) {
 	}
 }
 
-// BenchmarkHotResultJSON: the answer to a search of 50, encoded as the
-// server does today (the result marshalled for the text content, then
-// again by reflection as structuredContent), against passing the text's
-// bytes as structuredContent (json.RawMessage: slower, encoding/json
-// compacts it again) and against a short text content.
+// BenchmarkHotResultJSON: the answer to a search of 50, encoded as mcp-go
+// does it on stdio and SSE (the result marshalled for the text content,
+// then again by reflection as structuredContent), against passing the
+// text's bytes as structuredContent (json.RawMessage: slower, encoding/json
+// compacts it again), against /mcp's splice and against a short text
+// content.
 func BenchmarkHotResultJSON(b *testing.B) {
 	out, err := searchEmails(context.Background(), &benchMail{page: benchPage(50)}, searchArgs{}, 50)
 	if err != nil {
@@ -254,6 +255,26 @@ func BenchmarkHotResultJSON(b *testing.B) {
 		encode(b, func(text []byte) *mcp.CallToolResult {
 			return mcp.NewToolResultStructured(json.RawMessage(text), string(text))
 		})
+	})
+	// What /mcp does (splice.go): placeholders through mcp-go, the bytes
+	// put in their place as the answer is written.
+	b.Run("splice", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			text, err := json.Marshal(out)
+			if err != nil {
+				b.Fatal(err)
+			}
+			ctx, sp := withSplice(context.Background())
+			resp := mcp.NewJSONRPCResultResponse(mcp.NewRequestId(1), placeholderResult(ctx, text))
+			msg, err := json.Marshal(resp)
+			if err != nil {
+				b.Fatal(err)
+			}
+			if _, ok := sp.apply(msg); !ok {
+				b.Fatal("nothing spliced")
+			}
+		}
 	})
 	// A one-line text instead of the JSON again (what dropping the
 	// duplicate would save; clients that read only text would lose data).
