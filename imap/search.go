@@ -126,6 +126,14 @@ func search(cn *conn, folder string, criteria *goimap.SearchCriteria, after uint
 	if fresh && sel.messages == 0 || after == math.MaxUint32 {
 		return res, nil
 	}
+	if !fresh && byFlags(criteria) {
+		// Flag changes come as unsolicited FETCH responses, which
+		// imapclient hands over on goroutines of their own, too late to
+		// count: sync first (see selection).
+		if err := cn.sync(); err != nil {
+			return nil, err
+		}
+	}
 	seen := cn.changes.Load()
 	uids, err := searchUIDs(cn, criteria)
 	if err == nil && !fresh && cn.changes.Load() != seen {
@@ -148,6 +156,24 @@ func search(cn *conn, folder string, criteria *goimap.SearchCriteria, after uint
 		return nil, err
 	}
 	return res, nil
+}
+
+// byFlags reports whether c selects by flags anywhere (unread, flagged).
+func byFlags(c *goimap.SearchCriteria) bool {
+	if len(c.Flag) > 0 || len(c.NotFlag) > 0 {
+		return true
+	}
+	for i := range c.Not {
+		if byFlags(&c.Not[i]) {
+			return true
+		}
+	}
+	for _, or := range c.Or {
+		if byFlags(&or[0]) || byFlags(&or[1]) {
+			return true
+		}
+	}
+	return false
 }
 
 // searchUIDs runs one UID SEARCH and returns the matching UIDs.

@@ -21,7 +21,10 @@ import (
 // of each command, though, and reports what changed (EXISTS, EXPUNGE)
 // before the tagged answer. So a search on a reused selection runs at once
 // and runs again when its own answer reported a change (conn.changes): the
-// second one sees the view the first brought up to date. An operation that
+// second one sees the view the first brought up to date. Flag changes come
+// as unsolicited FETCH responses, which imapclient delivers on goroutines of
+// their own (too late to count), so a search by flags (unread, flagged) on
+// a reused selection waits for a NOOP first. An operation that
 // finds no message on a reused selection syncs with a NOOP and tries once
 // more (Client.doTimeout). Reads of known mail and searches of a folder
 // that did not change pay nothing. Nothing below

@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	goimap "github.com/emersion/go-imap/v2"
+
 	"github.com/email-mcp/email-mcp/imap"
 	"github.com/email-mcp/email-mcp/internal/mailtest"
 )
@@ -81,5 +83,54 @@ func TestMissingMessageRetriesOnlyOnReusedSelection(t *testing.T) {
 	}
 	if cmds := ts.commands(); !slices.Equal(cmds, []string{"EXAMINE", "UID FETCH"}) {
 		t.Errorf("commands in another folder = %q, want one look (that selection is fresh)", cmds)
+	}
+}
+
+// TestReusedSelectionSeesFlagChanges: a message marked read by another
+// connection leaves a search for unread mail on the next call. Dovecot
+// answers a UID SEARCH UNSEEN from the session's view, and reports the
+// flag change only afterwards as an unsolicited FETCH. Runs on Dovecot in
+// its tier.
+func TestReusedSelectionSeesFlagChanges(t *testing.T) {
+	acct := mailtest.NewAccount(t)
+	var uids []uint32
+	for i := range 3 {
+		uids = append(uids, acct.Append(t, "INBOX", []byte(fmt.Sprintf(
+			"From: a@example.test\r\nTo: b@example.test\r\nSubject: flags %d\r\nMessage-ID: <flags-%d@example.test>\r\n\r\nbody\r\n", i, i))))
+	}
+	c := imap.New(imap.Options{Host: acct.Host, Port: acct.Port, Username: acct.Username, Password: acct.Password,
+		Security: imap.SecurityPlain, PoolSize: 1})
+	t.Cleanup(func() { _ = c.Close() })
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	unread := func() []uint32 {
+		t.Helper()
+		res, err := c.Search(ctx, "INBOX", imap.SearchCriteria{Unread: ptr(true)}, imap.PageRequest{Limit: 100})
+		if err != nil {
+			t.Fatalf("Search(unread) = %v", err)
+		}
+		var got []uint32
+		for _, m := range res.Messages {
+			if slices.Contains(uids, m.UID) {
+				got = append(got, m.UID)
+			}
+		}
+		return got
+	}
+	if got := unread(); len(got) != 3 {
+		t.Fatalf("unread = %v, want %v", got, uids)
+	}
+	other := acct.Client(t)
+	if _, err := other.Select(acct.Folder("INBOX"), nil).Wait(); err != nil {
+		t.Fatal(err)
+	}
+	for i, uid := range uids {
+		store := &goimap.StoreFlags{Op: goimap.StoreFlagsAdd, Flags: []goimap.Flag{goimap.FlagSeen}, Silent: true}
+		if err := other.Store(goimap.UIDSetNum(goimap.UID(uid)), store, nil).Close(); err != nil {
+			t.Fatal(err)
+		}
+		if got := unread(); len(got) != 2-i || slices.Contains(got, uid) {
+			t.Fatalf("unread after %d was marked read elsewhere = %v, want it gone", uid, got)
+		}
 	}
 }
