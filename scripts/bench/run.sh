@@ -173,8 +173,8 @@ bench send50 load -url "$url" -pid "$dv_pid" -tool send_email_with_attachments \
   -c 1 -n 1 -warmup 0 -timeout 300s
 
 imap=(-imap-addr "$DOVECOT_IMAPS_ADDR" -imap-user "$DOVECOT_USER" -ca-file "$DOVECOT_CA_FILE")
-bench compare_search compare -url "$url" -pid "$dv_pid" -op search -limit 50 "${imap[@]}" -c 1 -n 400 -slices 4 -warmup 30
-bench compare_read compare -url "$url" -pid "$dv_pid" -op read -uid 9990 "${imap[@]}" -c 1 -n 1000 -slices 4 -warmup 50
+bench compare_search compare -url "$url" -pid "$dv_pid" -op search -limit 50 "${imap[@]}" -c 1 -n 1000 -slices 20 -warmup 30
+bench compare_read compare -url "$url" -pid "$dv_pid" -op read -uid 9990 "${imap[@]}" -c 1 -n 2000 -slices 20 -warmup 50
 bench floor_mcp load -url "$url" -tool read_email -args '{"uid":"not-a-uid"}' -accept tool_INVALID_ARGUMENT -c 1 -n 500 -warmup 50 -pid "$dv_pid"
 # The floor under any MCP server over HTTP here: a server that answers each
 # call at once with a result of the size read_email / search_emails return
@@ -202,6 +202,28 @@ bench waiters1000 wait -url "$url" -lmtp-addr "$DOVECOT_LMTP_ADDR" -k 1000 -roun
 bench dovecot_after proc -pid "$dv_pid" -imap-port "$imaps_port"
 
 kill -TERM "$dv_pid"; wait "$dv_pid" || true
+
+# The same server with one P for the Go scheduler (GOMAXPROCS=1): on a
+# small machine shared with the mail server and the client, an idle P makes
+# the runtime wake and spin threads on every goroutine wake-up.
+p1_port=$(free_port)
+note "# Dovecot, GOMAXPROCS=1: the same environment with GOMAXPROCS=1 MCP_PORT=$p1_port"
+env -i PATH="$PATH" HOME="$work" IMAP_HOST=127.0.0.1 IMAP_PORT="$imaps_port" IMAP_SSL=true \
+  IMAP_USER="$DOVECOT_USER" IMAP_PASSWORD="$DOVECOT_PASSWORD" TLS_CA_FILE="$DOVECOT_CA_FILE" IMAP_POOL_SIZE=3 \
+  SMTP_HOST=127.0.0.1 SMTP_PORT="${sink##*:}" SMTP_STARTTLS=false GOMAXPROCS=1 \
+  MCP_API_KEY="$MCP_API_KEY" MCP_PORT="$p1_port" RATE_LIMIT_PER_MINUTE=0 \
+  "$BIN" serve >"$work/dovecot-p1.out" 2>"$work/dovecot-p1.log" &
+p1_pid=$!
+pids+=("$p1_pid")
+if wait_health "$p1_port" "$p1_pid"; then
+  p1_url="http://127.0.0.1:$p1_port/mcp"
+  bench p1_compare_search compare -url "$p1_url" -pid "$p1_pid" -op search -limit 50 "${imap[@]}" -c 1 -n 1000 -slices 20 -warmup 30
+  bench p1_compare_read compare -url "$p1_url" -pid "$p1_pid" -op read -uid 9990 "${imap[@]}" -c 1 -n 2000 -slices 20 -warmup 50
+  bench p1_curve_32 compare -url "$p1_url" -pid "$p1_pid" -op search -limit 50 "${imap[@]}" -conns 3 -c 32 -d 4s -slices 4 -warmup 32
+else
+  log "email-mcp with GOMAXPROCS=1 did not start"
+fi
+kill -TERM "$p1_pid"; wait "$p1_pid" || true
 
 # The same account with IDLE push only (no NOOP polling while a wait is
 # active): what wait_for_otp adds on top of Dovecot's own IDLE delay.
