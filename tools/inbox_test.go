@@ -104,15 +104,24 @@ func TestInboxLifecycle(t *testing.T) {
 		t.Errorf("get_latest = %+v", latest)
 	}
 
+	empty := e.create(t, "empty")
 	var inboxes tools.ListInboxesResult
 	e.call(t, "list_inboxes", map[string]any{}, &inboxes)
-	counts := map[string]int{}
+	counts, latestAt := map[string]int{}, map[string]string{}
 	for _, ib := range inboxes.Inboxes {
 		counts[ib.InboxID] = ib.Messages
+		if ib.LatestAt != nil {
+			latestAt[ib.InboxID] = *ib.LatestAt
+		}
 	}
-	if len(inboxes.Inboxes) != 2 || counts[in.InboxID] != 2 || counts[other.InboxID] != 1 {
+	if len(inboxes.Inboxes) != 3 || counts[in.InboxID] != 2 || counts[other.InboxID] != 1 || counts[empty.InboxID] != 0 {
 		t.Errorf("list_inboxes = %+v", inboxes.Inboxes)
 	}
+	if _, err := time.Parse(time.RFC3339, latestAt[in.InboxID]); err != nil || latestAt[empty.InboxID] != "" {
+		t.Errorf("list_inboxes latest_at = %q, want a time for %s and none for %s", latestAt, in.InboxID, empty.InboxID)
+	}
+	var delEmpty tools.DeleteInboxResult
+	e.call(t, "delete_inbox", map[string]any{"inbox_id": empty.InboxID}, &delEmpty)
 
 	var del tools.DeleteInboxResult
 	e.call(t, "delete_inbox", map[string]any{"inbox_id": in.InboxID}, &del)

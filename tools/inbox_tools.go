@@ -167,6 +167,7 @@ func (ib *inboxes) list(ctx context.Context, limit *int, cur string) (*ListInbox
 	if err != nil {
 		return nil, folderError(err, markerFolder)
 	}
+	var crits []imap.SearchCriteria
 	for _, m := range res.Messages {
 		if len(m.To) == 0 {
 			continue
@@ -176,17 +177,20 @@ func (ib *inboxes) list(ctx context.Context, limit *int, cur string) (*ListInbox
 		if !tagPattern.MatchString(tag) || ib.address(tag) != addr {
 			continue
 		}
-		info := InboxInfo{InboxID: tag, Address: addr}
-		msgs, err := ib.store.Search(ctx, ib.opts.Folder, imap.SearchCriteria{Recipient: addr}, imap.PageRequest{Limit: 1})
-		if err != nil {
-			return nil, folderError(err, ib.opts.Folder)
+		out.Inboxes = append(out.Inboxes, InboxInfo{InboxID: tag, Address: addr})
+		crits = append(crits, imap.SearchCriteria{Recipient: addr})
+	}
+	// One search per inbox, pipelined on one connection (imap.CountMatches).
+	counts, err := ib.store.CountMatches(ctx, ib.opts.Folder, crits)
+	if err != nil {
+		return nil, folderError(err, ib.opts.Folder)
+	}
+	for i, c := range counts {
+		out.Inboxes[i].Messages = c.Total
+		if c.NewestUID != 0 && !c.NewestArrival.IsZero() {
+			at := formatTime(c.NewestArrival)
+			out.Inboxes[i].LatestAt = &at
 		}
-		info.Messages = msgs.Total
-		if len(msgs.Messages) > 0 {
-			at := formatTime(msgs.Messages[0].InternalDate)
-			info.LatestAt = &at
-		}
-		out.Inboxes = append(out.Inboxes, info)
 	}
 	out.NextCursor = page.next(res)
 	return out, nil
