@@ -110,7 +110,9 @@ func TestCountMatchesPipelined(t *testing.T) {
 	const searches = 4
 	var (
 		mu       sync.Mutex
-		sent     int
+		sent     int    // UID SEARCH commands seen going up
+		done     int    // of which counted in earlier chunks
+		tail     []byte // the end of the last upstream chunk
 		all      = make(chan struct{})
 		heldOut  atomic.Bool // an answer waited the full 3 s
 		counting atomic.Bool
@@ -122,8 +124,15 @@ func TestCountMatchesPipelined(t *testing.T) {
 		}
 		mu.Lock()
 		if d == faultproxy.Upstream {
+			// The marker may straddle two chunks: count over the tail of
+			// the last one too.
 			before := sent
-			sent += bytes.Count(chunk, []byte(" UID SEARCH "))
+			seen := append(tail, chunk...)
+			sent = done + bytes.Count(seen, []byte(" UID SEARCH "))
+			if i := bytes.LastIndex(seen, []byte(" UID SEARCH ")); i >= 0 {
+				seen = seen[i+len(" UID SEARCH "):]
+			}
+			done, tail = sent, slices.Clone(seen[max(0, len(seen)-len(" UID SEARCH ")+1):])
 			if before < searches && sent >= searches {
 				close(all)
 			}
