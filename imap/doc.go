@@ -51,13 +51,17 @@
 // Reads (Search, FetchMessage, FetchParts, StreamPart) EXAMINE the folder,
 // writes (SetFlags, Move) SELECT it. A connection remembers its selected
 // folder and the next operation on the same folder sends no SELECT (a
-// read-write selection serves reads too). The server keeps a selected
-// session current by itself — new mail and expunges come with every
-// answer, and SEARCH and FETCH see the folder as it is now — and a server
-// whose selected folder is deleted or recreated ends the session, which
-// drops the connection with its selection: so the cache never hides a new
-// EXISTS or UIDVALIDITY. A failed SELECT forgets the selection (the server
-// has none either). A missing folder is always ErrFolderNotFound.
+// read-write selection serves reads too). A kept selection may answer from
+// an old view, though: Dovecot runs a command on the session's view as of
+// its last sync and reports new mail, expunges and flag changes at the end
+// of it. So a search on a kept selection runs again when its own answer
+// reported a change (a search by flags syncs with a NOOP first), and an
+// operation that finds no message there syncs and looks once more (see
+// selection in select.go). A server whose selected folder is deleted or
+// recreated ends the session, which drops the connection with its
+// selection: so the cache never hides a new UIDVALIDITY. A failed SELECT
+// forgets the selection (the server has none either). A missing folder is
+// always ErrFolderNotFound.
 //
 // Search costs a constant number of commands whatever the folder size:
 // EXAMINE (when needed), one UID SEARCH returning every matching UID (as
