@@ -4,10 +4,8 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"os"
 	"strings"
@@ -20,10 +18,8 @@ import (
 // server over HTTP on this machine, measured with the same client (`load`)
 // as email-mcp. Its key check is a plain comparison, like email-mcp's.
 type echoOptions struct {
-	Addr     string
-	AddrFile string
-	Size     int
-	Max      time.Duration
+	serverOptions
+	Size int
 }
 
 // EchoReport is what `echo` prints when it stops.
@@ -34,20 +30,15 @@ type EchoReport struct {
 func parseEcho(args []string, stderr io.Writer) (*echoOptions, error) {
 	o := &echoOptions{}
 	fs := newFlagSet("echo", stderr)
-	fs.StringVar(&o.Addr, "addr", "127.0.0.1:0", "listen address (loopback)")
-	fs.StringVar(&o.AddrFile, "addr-file", "", "write the address listened on to this file")
+	o.flags(fs)
 	fs.IntVar(&o.Size, "size", 2000, "bytes of JSON in each result (sent twice, as text and structuredContent)")
-	fs.DurationVar(&o.Max, "d", 30*time.Minute, "stop after this long at most")
 	if err := parseAll(fs, args); err != nil {
 		return nil, err
 	}
 	if o.Size < 0 || o.Size > 16<<20 {
 		return nil, fmt.Errorf("-size %d: want 0..16 MiB", o.Size)
 	}
-	if o.Max <= 0 || o.Max > 24*time.Hour {
-		return nil, fmt.Errorf("-d %v: want up to 24h", o.Max)
-	}
-	return o, checkAddr("addr", o.Addr, false)
+	return o, o.check()
 }
 
 // echoResult is a result whose structuredContent is about size bytes of
@@ -60,15 +51,9 @@ func echoResult(size int) []byte {
 
 // runEcho serves until ctx ends or o.Max passes.
 func runEcho(ctx context.Context, o *echoOptions) (*EchoReport, error) {
-	ln, err := net.Listen("tcp", o.Addr)
+	ln, err := o.listen()
 	if err != nil {
 		return nil, err
-	}
-	if o.AddrFile != "" {
-		if err := os.WriteFile(o.AddrFile, []byte(ln.Addr().String()+"\n"), 0o644); err != nil {
-			_ = ln.Close()
-			return nil, err
-		}
 	}
 	key := os.Getenv("MCP_API_KEY")
 	result := echoResult(o.Size)
@@ -98,18 +83,6 @@ func runEcho(ctx context.Context, o *echoOptions) (*EchoReport, error) {
 		_, _ = w.Write(b.Bytes())
 	})
 	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
-	errc := make(chan error, 1)
-	go func() { errc <- srv.Serve(ln) }()
-	ctx, cancel := context.WithTimeout(ctx, o.Max)
-	defer cancel()
-	select {
-	case err = <-errc:
-	case <-ctx.Done():
-		_ = srv.Close()
-		err = <-errc
-	}
-	if errors.Is(err, http.ErrServerClosed) {
-		err = nil
-	}
+	err = o.serveFor(ctx, func() error { return srv.Serve(ln) }, srv.Close, http.ErrServerClosed)
 	return &EchoReport{Requests: n.Load()}, err
 }

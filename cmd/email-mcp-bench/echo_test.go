@@ -23,7 +23,7 @@ func TestEcho(t *testing.T) {
 	}
 	done := make(chan outcome, 1)
 	go func() {
-		r, err := runEcho(ctx, &echoOptions{Addr: "127.0.0.1:0", AddrFile: addrFile, Size: 3000, Max: time.Minute})
+		r, err := runEcho(ctx, &echoOptions{serverOptions: serverOptions{Addr: "127.0.0.1:0", AddrFile: addrFile, Max: time.Minute}, Size: 3000})
 		done <- outcome{r, err}
 	}()
 	var addr string

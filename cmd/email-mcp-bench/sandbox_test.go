@@ -166,7 +166,7 @@ func TestSink(t *testing.T) {
 	ctx, cancel := context.WithCancel(t.Context())
 	done := make(chan *SinkReport, 1)
 	go func() {
-		rep, err := runSink(ctx, &sinkOptions{Addr: "127.0.0.1:0", AddrFile: addrFile, Max: time.Minute})
+		rep, err := runSink(ctx, &sinkOptions{serverOptions{Addr: "127.0.0.1:0", AddrFile: addrFile, Max: time.Minute}})
 		if err != nil {
 			t.Errorf("runSink() = %v", err)
 		}

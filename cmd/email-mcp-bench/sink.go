@@ -2,11 +2,7 @@ package main
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"io"
-	"net"
-	"os"
 	"sync/atomic"
 	"time"
 
@@ -17,9 +13,7 @@ import (
 // sinkOptions run an SMTP server that accepts and discards every message:
 // the submission server of a benchmark of the send tools.
 type sinkOptions struct {
-	Addr     string
-	AddrFile string // the address it listens on is written here
-	Max      time.Duration
+	serverOptions
 }
 
 // SinkReport is what `sink` prints when it stops.
@@ -32,16 +26,11 @@ type SinkReport struct {
 func parseSink(args []string, stderr io.Writer) (*sinkOptions, error) {
 	o := &sinkOptions{}
 	fs := newFlagSet("sink", stderr)
-	fs.StringVar(&o.Addr, "addr", "127.0.0.1:0", "listen address (loopback)")
-	fs.StringVar(&o.AddrFile, "addr-file", "", "write the address listened on to this file")
-	fs.DurationVar(&o.Max, "d", 30*time.Minute, "stop after this long at most")
+	o.flags(fs)
 	if err := parseAll(fs, args); err != nil {
 		return nil, err
 	}
-	if o.Max <= 0 || o.Max > 24*time.Hour {
-		return nil, fmt.Errorf("-d %v: want up to 24h", o.Max)
-	}
-	return o, checkAddr("addr", o.Addr, false)
+	return o, o.check()
 }
 
 // sinkBackend counts what it discards.
@@ -76,33 +65,15 @@ func (s *sinkSession) Data(r io.Reader) error {
 
 // runSink serves until ctx ends or o.Max passes.
 func runSink(ctx context.Context, o *sinkOptions) (*SinkReport, error) {
-	ln, err := net.Listen("tcp", o.Addr)
+	ln, err := o.listen()
 	if err != nil {
 		return nil, err
-	}
-	if o.AddrFile != "" {
-		if err := os.WriteFile(o.AddrFile, []byte(ln.Addr().String()+"\n"), 0o644); err != nil {
-			_ = ln.Close()
-			return nil, err
-		}
 	}
 	b := &sinkBackend{}
 	srv := gosmtp.NewServer(b)
 	srv.Domain, srv.AllowInsecureAuth = "localhost", true
 	srv.MaxMessageBytes, srv.MaxRecipients = 1<<30, 1000
 	srv.ReadTimeout, srv.WriteTimeout = time.Minute, time.Minute
-	errc := make(chan error, 1)
-	go func() { errc <- srv.Serve(ln) }()
-	ctx, cancel := context.WithTimeout(ctx, o.Max)
-	defer cancel()
-	select {
-	case err = <-errc:
-	case <-ctx.Done():
-		_ = srv.Close()
-		err = <-errc
-	}
-	if errors.Is(err, gosmtp.ErrServerClosed) {
-		err = nil
-	}
+	err = o.serveFor(ctx, func() error { return srv.Serve(ln) }, srv.Close, gosmtp.ErrServerClosed)
 	return &SinkReport{Messages: b.messages.Load(), Bytes: b.bytes.Load()}, err
 }
