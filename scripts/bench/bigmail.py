@@ -15,20 +15,12 @@ import imaplib
 import os
 import random
 import re
-import shlex
 import ssl
 import sys
 
-
-def read_env(path):
-    env = {}
-    with open(path) as f:
-        for line in f:
-            line = line.strip()
-            if line and "=" in line:
-                k, v = line.split("=", 1)
-                env[k] = " ".join(shlex.split(v))
-    return env
+sys.dont_write_bytecode = True  # no __pycache__ in scripts/dovecot
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "dovecot"))
+from seed import read_env  # noqa: E402  the account file, read as seed.py reads it
 
 
 def big_message(size):

@@ -46,6 +46,13 @@ wait_health() { # PORT PID
   return 1
 }
 
+# addr_of FILE: the address a listener wrote to FILE (waits 5 s at most).
+addr_of() {
+  local i
+  for ((i = 0; i < 100; i++)); do [ -s "$1" ] && break; sleep 0.05; done
+  cat "$1"
+}
+
 B=$work/email-mcp-bench
 BIN=$work/email-mcp
 res=$work/results
@@ -140,21 +147,29 @@ imaps_port=${DOVECOT_IMAPS_ADDR##*:}
 
 "$B" sink -addr-file "$work/sink.addr" >"$res/sink.json" 2>"$work/sink.err" &
 pids+=("$!")
-for _ in $(seq 1 100); do [ -s "$work/sink.addr" ] && break; sleep 0.05; done
-sink=$(cat "$work/sink.addr")
+sink=$(addr_of "$work/sink.addr")
+
+# serve_dovecot NAME PORT [VAR=VALUE...]: email-mcp on the Dovecot account
+# over IMAPS (pool of 3, sends to the sink, no rate limit), with the extra
+# variables; output in $work/NAME.out and .log, its PID in $served.
+serve_dovecot() {
+  local name=$1 port=$2
+  shift 2
+  env -i PATH="$PATH" HOME="$work" IMAP_HOST=127.0.0.1 IMAP_PORT="$imaps_port" IMAP_SSL=true \
+  IMAP_USER="$DOVECOT_USER" IMAP_PASSWORD="$DOVECOT_PASSWORD" TLS_CA_FILE="$DOVECOT_CA_FILE" IMAP_POOL_SIZE=3 \
+  SMTP_HOST=127.0.0.1 SMTP_PORT="${sink##*:}" SMTP_STARTTLS=false \
+    MCP_API_KEY="$MCP_API_KEY" MCP_PORT="$port" RATE_LIMIT_PER_MINUTE=0 "$@" \
+    "$BIN" serve >"$work/$name.out" 2>"$work/$name.log" &
+  served=$!
+  pids+=("$served")
+}
 
 dv_port=$(free_port)
 note "# scripts/dovecot/start.sh \$DOVECOT_DIR && python3 scripts/dovecot/seed.py \$DOVECOT_DIR INBOX 10000"
 note "# email-mcp-bench sink -addr-file \$WORK/sink.addr   (an SMTP server that discards mail, for the send tools)"
 note "# Dovecot: env -i PATH=\$PATH HOME=\$WORK IMAP_HOST=127.0.0.1 IMAP_PORT=$imaps_port IMAP_SSL=true IMAP_USER=\$DOVECOT_USER IMAP_PASSWORD=\$DOVECOT_PASSWORD TLS_CA_FILE=\$DOVECOT_CA_FILE IMAP_POOL_SIZE=3 SMTP_HOST=127.0.0.1 SMTP_PORT=${sink##*:} SMTP_STARTTLS=false MCP_API_KEY=\$MCP_API_KEY MCP_PORT=$dv_port RATE_LIMIT_PER_MINUTE=0 LOG_LEVEL=debug EMAIL_BASE_DIR=\$WORK/base WAIT_MAX_SECONDS=120 \$WORK/email-mcp serve"
-env -i PATH="$PATH" HOME="$work" IMAP_HOST=127.0.0.1 IMAP_PORT="$imaps_port" IMAP_SSL=true \
-  IMAP_USER="$DOVECOT_USER" IMAP_PASSWORD="$DOVECOT_PASSWORD" TLS_CA_FILE="$DOVECOT_CA_FILE" IMAP_POOL_SIZE=3 \
-  SMTP_HOST=127.0.0.1 SMTP_PORT="${sink##*:}" SMTP_STARTTLS=false \
-  MCP_API_KEY="$MCP_API_KEY" MCP_PORT="$dv_port" RATE_LIMIT_PER_MINUTE=0 LOG_LEVEL=debug \
-  EMAIL_BASE_DIR="$work/base" WAIT_MAX_SECONDS=120 \
-  "$BIN" serve >"$work/dovecot-serve.out" 2>"$work/dovecot-serve.log" &
-dv_pid=$!
-pids+=("$dv_pid")
+serve_dovecot dovecot-serve "$dv_port" LOG_LEVEL=debug EMAIL_BASE_DIR="$work/base" WAIT_MAX_SECONDS=120
+dv_pid=$served
 wait_health "$dv_port" "$dv_pid" || { log "email-mcp on Dovecot did not start"; tail "$work/dovecot-serve.log" >&2; exit 1; }
 sleep 1
 bench dovecot_idle proc -pid "$dv_pid" -imap-port "$imaps_port"
@@ -185,8 +200,7 @@ for f in read:1100 search:16000; do
   "$B" echo -addr-file "$work/echo.addr" -size "${f#*:}" >"$work/echo.json" 2>"$work/echo.err" &
   echo_pid=$!
   pids+=("$echo_pid")
-  for _ in $(seq 1 100); do [ -s "$work/echo.addr" ] && break; sleep 0.05; done
-  bench "floor_http_${f%%:*}" load -url "http://$(cat "$work/echo.addr")/mcp" -tool "${f%%:*}" -args '{}' -c 1 -n 1000 -warmup 50
+  bench "floor_http_${f%%:*}" load -url "http://$(addr_of "$work/echo.addr")/mcp" -tool "${f%%:*}" -args '{}' -c 1 -n 1000 -warmup 50
   kill -TERM "$echo_pid"; wait "$echo_pid" || true
 done
 
@@ -208,13 +222,8 @@ kill -TERM "$dv_pid"; wait "$dv_pid" || true
 # the runtime wake and spin threads on every goroutine wake-up.
 p1_port=$(free_port)
 note "# Dovecot, GOMAXPROCS=1: the same environment with GOMAXPROCS=1 MCP_PORT=$p1_port"
-env -i PATH="$PATH" HOME="$work" IMAP_HOST=127.0.0.1 IMAP_PORT="$imaps_port" IMAP_SSL=true \
-  IMAP_USER="$DOVECOT_USER" IMAP_PASSWORD="$DOVECOT_PASSWORD" TLS_CA_FILE="$DOVECOT_CA_FILE" IMAP_POOL_SIZE=3 \
-  SMTP_HOST=127.0.0.1 SMTP_PORT="${sink##*:}" SMTP_STARTTLS=false GOMAXPROCS=1 \
-  MCP_API_KEY="$MCP_API_KEY" MCP_PORT="$p1_port" RATE_LIMIT_PER_MINUTE=0 \
-  "$BIN" serve >"$work/dovecot-p1.out" 2>"$work/dovecot-p1.log" &
-p1_pid=$!
-pids+=("$p1_pid")
+serve_dovecot dovecot-p1 "$p1_port" GOMAXPROCS=1
+p1_pid=$served
 if wait_health "$p1_port" "$p1_pid"; then
   p1_url="http://127.0.0.1:$p1_port/mcp"
   bench p1_compare_search compare -url "$p1_url" -pid "$p1_pid" -op search -limit 50 "${imap[@]}" -c 1 -n 1000 -slices 20 -warmup 30
@@ -229,13 +238,8 @@ kill -TERM "$p1_pid"; wait "$p1_pid" || true
 # active): what wait_for_otp adds on top of Dovecot's own IDLE delay.
 idle_port=$(free_port)
 note "# Dovecot, IDLE push only: the same environment with WAIT_POLL_MS=0 MCP_PORT=$idle_port"
-env -i PATH="$PATH" HOME="$work" IMAP_HOST=127.0.0.1 IMAP_PORT="$imaps_port" IMAP_SSL=true \
-  IMAP_USER="$DOVECOT_USER" IMAP_PASSWORD="$DOVECOT_PASSWORD" TLS_CA_FILE="$DOVECOT_CA_FILE" IMAP_POOL_SIZE=3 \
-  SMTP_HOST=127.0.0.1 SMTP_PORT="${sink##*:}" SMTP_STARTTLS=false WAIT_POLL_MS=0 \
-  MCP_API_KEY="$MCP_API_KEY" MCP_PORT="$idle_port" RATE_LIMIT_PER_MINUTE=0 \
-  "$BIN" serve >"$work/dovecot-idle.out" 2>"$work/dovecot-idle.log" &
-idle_pid=$!
-pids+=("$idle_pid")
+serve_dovecot dovecot-idle "$idle_port" WAIT_POLL_MS=0
+idle_pid=$served
 if wait_health "$idle_port" "$idle_pid"; then
   bench wait_dovecot_idle wait -url "http://127.0.0.1:$idle_port/mcp" -lmtp-addr "$DOVECOT_LMTP_ADDR" -k 1 -rounds 10
 else
