@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"net/http"
+	"sync"
 
 	"github.com/mark3labs/mcp-go/mcp"
 )
@@ -48,9 +49,11 @@ var (
 type spliceKey struct{}
 
 // splice carries one result from wrap to the response writer of the same
-// /mcp request. A request has one JSON-RPC message, so at most one result;
-// only the handler's goroutine touches it before the answer is written.
+// /mcp request. A request has one JSON-RPC message, so at most one result.
+// The handler's goroutine hands it over while mcp-go's notification
+// forwarder may be writing a progress event on another: mu orders them.
 type splice struct {
+	mu     sync.Mutex
 	result []byte // the result's JSON; nil until a call hands one over
 	done   bool   // the result was handed over (and is written or dropped)
 }
@@ -66,7 +69,12 @@ func withSplice(ctx context.Context) (context.Context, *splice) {
 // its one result was already handed over).
 func placeholderResult(ctx context.Context, result []byte) *mcp.CallToolResult {
 	sp, _ := ctx.Value(spliceKey{}).(*splice)
-	if sp == nil || sp.done {
+	if sp == nil {
+		return nil
+	}
+	sp.mu.Lock()
+	defer sp.mu.Unlock()
+	if sp.done {
 		return nil
 	}
 	sp.result, sp.done = result, true
@@ -80,6 +88,8 @@ func placeholderResult(ctx context.Context, result []byte) *mcp.CallToolResult {
 // mcp-go writes each message with one Write (Encoder.Encode for a JSON
 // answer, one event for an SSE one), so both placeholders are in the same p.
 func (sp *splice) apply(p []byte) ([]byte, bool) {
+	sp.mu.Lock()
+	defer sp.mu.Unlock()
 	if sp.result == nil {
 		return nil, false
 	}

@@ -5,7 +5,9 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/mark3labs/mcp-go/mcp"
@@ -100,5 +102,35 @@ func TestSpliceSSEEvent(t *testing.T) {
 	}
 	if placeholderResult(context.Background(), []byte(`{}`)) != nil {
 		t.Error("placeholderResult without a /mcp request: want nil")
+	}
+}
+
+// TestSpliceConcurrentProgress: mcp-go's forwarder writes progress events
+// on its own goroutine while the handler hands the result over; under
+// -race the two must not race, and the answer still carries the result.
+func TestSpliceConcurrentProgress(t *testing.T) {
+	for range 50 {
+		rec := httptest.NewRecorder()
+		ctx, sp := withSplice(context.Background())
+		w := &spliceWriter{ResponseWriter: rec, sp: sp}
+		var wg sync.WaitGroup
+		var res *mcp.CallToolResult
+		wg.Go(func() { res = placeholderResult(ctx, []byte(`{"ok":true}`)) })
+		wg.Go(func() {
+			for range 20 {
+				_, _ = w.Write([]byte("event: message\ndata: {\"method\":\"notifications/progress\"}\n\n"))
+			}
+		})
+		wg.Wait()
+		msg, err := json.Marshal(map[string]any{"id": 1, "result": res})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := w.Write(msg); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(rec.Body.String(), `"structuredContent":{"ok":true}`) {
+			t.Fatalf("answer = %.300s, want the result spliced in", rec.Body.String())
+		}
 	}
 }
