@@ -79,6 +79,7 @@ func (s *Server) Handler(opts HTTPOptions) (*HTTP, error) {
 		server.WithSSEEndpoint("/sse"),
 		server.WithMessageEndpoint("/message"),
 		server.WithKeepAliveInterval(15 * time.Second),
+		server.WithSSEDisableLocalhostProtection(true), // the Host check is Auth's, as above
 	}
 	if p := strings.TrimRight(opts.BasePath, "/"); p != "" {
 		sseOpts = append(sseOpts, server.WithStaticBasePath(p))

@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"io"
@@ -223,4 +224,39 @@ func TestRateLimitThroughBinary(t *testing.T) {
 		t.Errorf("%d of 15 requests limited, want at least 5 beyond the burst of 10", limited)
 	}
 	s.stop(t)
+}
+
+// TestAllowedHostBehindProxy: a reverse proxy on loopback that keeps the
+// public Host (in MCP_ALLOWED_HOSTS) reaches /mcp and the legacy SSE
+// endpoints alike; mcp-go's own loopback-only Host checks are off.
+func TestAllowedHostBehindProxy(t *testing.T) {
+	t.Setenv("RATE_LIMIT_PER_MINUTE", "0")
+	t.Setenv("MCP_ALLOWED_HOSTS", "mcp.example.test")
+	s := startServe(t)
+	const host = "mcp.example.test"
+	status, _, body := s.do(t, "POST", "/mcp", `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`, with(keyed, "Host", host))
+	if status != 200 || !strings.Contains(body, "search_emails") {
+		t.Errorf("POST /mcp with Host %s = %d %.200s, want the tool list", host, status, body)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, "GET", s.base+"/sse", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Host = host
+	req.Header.Set("X-API-Key", serveKey)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	line, _ := bufio.NewReader(resp.Body).ReadString('\n')
+	if resp.StatusCode != 200 || !strings.HasPrefix(line, "event: endpoint") {
+		t.Fatalf("GET /sse with Host %s = %d, first line %q; want the endpoint event", host, resp.StatusCode, line)
+	}
+	status, _, body = s.do(t, "POST", "/message?sessionId=nope", `{"jsonrpc":"2.0","id":1,"method":"ping"}`, with(keyed, "Host", host))
+	if status == 403 {
+		t.Errorf("POST /message with Host %s = 403 %.200s, want it past the Host check", host, body)
+	}
 }
