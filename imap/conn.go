@@ -34,9 +34,11 @@ type conn struct {
 	// of the selected folder (EXISTS) on its own: new mail. Only a watcher
 	// reads it; elsewhere the token just stays.
 	exists chan struct{}
-	// known is the number of messages of the selected folder as the server
-	// last reported it (SELECT, then EXISTS and EXPUNGE); changes counts
-	// the reports that changed the view (a different EXISTS, an EXPUNGE).
+	// changes counts the unsolicited reports that changed the selected
+	// folder's view: an EXISTS other than known, an EXPUNGE. known is set
+	// from imapclient's own count before a command that watches changes
+	// (search): imapclient hands the EXPUNGEs of our own UID EXPUNGE to
+	// that command, not to the handler, so a count kept here would drift.
 	// Both are written on imapclient's reader goroutine.
 	known   atomic.Uint32
 	changes atomic.Uint64

@@ -134,6 +134,9 @@ func search(cn *conn, folder string, criteria *goimap.SearchCriteria, after uint
 			return nil, err
 		}
 	}
+	if mb := cn.ic.Mailbox(); mb != nil {
+		cn.known.Store(mb.NumMessages)
+	}
 	seen := cn.changes.Load()
 	uids, err := searchUIDs(cn, criteria)
 	if err == nil && !fresh && cn.changes.Load() != seen {

@@ -381,3 +381,37 @@ func TestSearchRecipient(t *testing.T) {
 		}
 	}
 }
+
+// TestSearchAfterOwnExpunge: after a move by COPY + UID EXPUNGE on the same
+// connection (imapclient hands those EXPUNGEs to the command, not to the
+// unsolicited handler), new mail is still seen as a change: the search that
+// met its EXISTS runs again. A count kept from the SELECT drifted by the
+// expunged message and took the new EXISTS for no change.
+func TestSearchAfterOwnExpunge(t *testing.T) {
+	ts := newTestServer(t, modePlain, capsUIDPlus) // no MOVE: COPY, STORE, UID EXPUNGE
+	ts.addFolder(t, "Other", "")
+	seedSearch(t, ts, "INBOX")
+	opts := clientOptions(t, ts.Port, modePlain)
+	opts.PoolSize = 1
+	c := newClient(t, opts)
+	ctx := context.Background()
+	res, err := c.Search(ctx, "INBOX", imap.SearchCriteria{}, imap.PageRequest{Limit: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Move(ctx, "INBOX", res.Messages[0].UID, "Other"); err != nil {
+		t.Fatalf("Move() = %v", err)
+	}
+	uid := ts.deliver(t, "INBOX", rawMessage(testMsg{from: "new@example.test", subject: "after the move"}), time.Now())
+	ts.commands()
+	res, err = c.Search(ctx, "INBOX", imap.SearchCriteria{}, imap.PageRequest{Limit: 10})
+	if err != nil || res.Total != 6 || res.Messages[0].UID != uid {
+		t.Fatalf("Search() after the move and new mail = %+v, %v; want 6 messages, UID %d first", res, err, uid)
+	}
+	if cmds := ts.commands(); !slices.Equal(cmds, []string{"UID SEARCH", "UID SEARCH", "UID FETCH"}) {
+		t.Errorf("commands = %q, want the search run again after the EXISTS of the new mail", cmds)
+	}
+	if st := c.Stats(); st.Dials != 1 {
+		t.Errorf("Stats() = %+v, want one connection throughout", st)
+	}
+}

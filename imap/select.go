@@ -84,7 +84,6 @@ func (cn *conn) selectFolder(name string, write bool) (sel selection, fresh bool
 	s := &selection{name: name, readOnly: !write, uidValidity: data.UIDValidity,
 		messages: data.NumMessages, uidNext: uint32(data.UIDNext)}
 	cn.sel = s
-	cn.known.Store(data.NumMessages)
 	return *s, true, nil
 }
 
