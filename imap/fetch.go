@@ -57,7 +57,8 @@ func (c *Client) FetchMessage(ctx context.Context, folder string, uid uint32, pr
 // FetchMessages reads many messages of folder with a single UID FETCH after
 // the EXAMINE (none when the folder is selected already), with the items
 // of FetchMessage. The messages come in ascending UID order; a UID the
-// folder does not have is simply absent. No UID: nothing to do, no I/O.
+// folder does not have is absent (on a kept selection, after a NOOP and a
+// second look: see selection). No UID: nothing to do, no I/O.
 // More than MaxPageSize UIDs, or UID 0, is ErrInvalid.
 func (c *Client) FetchMessages(ctx context.Context, folder string, uids []uint32, prefixBytes int64) ([]*Message, error) {
 	op := fmt.Sprintf("fetch %d messages in %q", len(uids), folder)
@@ -82,6 +83,22 @@ func (c *Client) FetchMessages(ctx context.Context, folder string, uids []uint32
 			return err
 		}
 		out, err = fetchMessages(cn, sel.uidValidity, uids, prefixBytes, true)
+		if err != nil || !cn.reused || len(out) == len(uids) {
+			return err
+		}
+		// A kept selection may predate the missing ones (see selection):
+		// sync and ask for them once more.
+		got := make(map[uint32]bool, len(out))
+		for _, m := range out {
+			got[m.UID] = true
+		}
+		missing := slices.DeleteFunc(slices.Clone(uids), func(u uint32) bool { return got[u] })
+		if err := cn.sync(); err != nil {
+			return err
+		}
+		more, err := fetchMessages(cn, sel.uidValidity, missing, prefixBytes, true)
+		out = append(out, more...)
+		slices.SortFunc(out, func(a, b *Message) int { return cmp.Compare(a.UID, b.UID) })
 		return err
 	})
 	if err != nil {

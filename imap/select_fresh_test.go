@@ -49,6 +49,12 @@ func TestReusedSelectionSeesNewMail(t *testing.T) {
 		if err != nil || m == nil {
 			t.Fatalf("FetchMessage(new UID %d) = %v, want the message", uid, err)
 		}
+		uid = acct.Append(t, "INBOX", raw(200+i))
+		total++
+		ms, err := c.FetchMessages(ctx, "INBOX", []uint32{m.UID, uid}, 0)
+		if err != nil || len(ms) != 2 || ms[1].UID != uid {
+			t.Fatalf("FetchMessages(%d, new UID %d) = %d messages, %v; want both", m.UID, uid, len(ms), err)
+		}
 	}
 }
 
