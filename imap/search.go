@@ -67,6 +67,9 @@ type PageRequest struct {
 	// search fails with ErrUIDValidityChanged: a cursor is only meaningful
 	// within one UIDVALIDITY.
 	UIDValidity uint32
+	// UIDsOnly leaves the page's Summaries with their UID alone: no UID
+	// FETCH, for callers that fetch the messages themselves.
+	UIDsOnly bool
 }
 
 // SearchResult is one page of a search.
@@ -152,6 +155,13 @@ func search(cn *conn, folder string, criteria *goimap.SearchCriteria, after uint
 	var pageUIDs []uint32
 	pageUIDs, res.NextBeforeUID = pageOf(uids, page)
 	if len(pageUIDs) == 0 {
+		return res, nil
+	}
+	if page.UIDsOnly {
+		res.Messages = make([]Summary, len(pageUIDs))
+		for i, u := range pageUIDs {
+			res.Messages[i].UID = u
+		}
 		return res, nil
 	}
 	res.Messages, err = fetchSummaries(cn, pageUIDs)

@@ -415,3 +415,27 @@ func TestSearchAfterOwnExpunge(t *testing.T) {
 		t.Errorf("Stats() = %+v, want one connection throughout", st)
 	}
 }
+
+// TestSearchUIDsOnly: a page of UIDs only costs no UID FETCH, and names the
+// same messages as the full page.
+func TestSearchUIDsOnly(t *testing.T) {
+	ts := newTestServer(t, modePlain, capsFull)
+	seedSearch(t, ts, "INBOX")
+	c := newClient(t, clientOptions(t, ts.Port, modePlain))
+	ctx := context.Background()
+	full, err := c.Search(ctx, "INBOX", imap.SearchCriteria{}, imap.PageRequest{Limit: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts.commands()
+	bare, err := c.Search(ctx, "INBOX", imap.SearchCriteria{}, imap.PageRequest{Limit: 4, UIDsOnly: true})
+	if err != nil || !slices.Equal(uidsOf(bare), uidsOf(full)) || bare.Total != full.Total || bare.NextBeforeUID != full.NextBeforeUID {
+		t.Fatalf("Search(UIDsOnly) = %+v, %v; want the UIDs of %v", bare, err, uidsOf(full))
+	}
+	if bare.Messages[0].Subject != "" {
+		t.Errorf("Search(UIDsOnly) summary = %+v, want the UID alone", bare.Messages[0])
+	}
+	if cmds := ts.commands(); !slices.Equal(cmds, []string{"UID SEARCH"}) {
+		t.Errorf("commands = %q, want the UID SEARCH alone", cmds)
+	}
+}

@@ -136,7 +136,7 @@ func (ib *inboxes) delete(ctx context.Context, addr string) (*DeleteInboxResult,
 func (ib *inboxes) moveAll(ctx context.Context, folder, addr, trash string) (int, error) {
 	moved := 0
 	for range 1000 { // bounded: 1000 pages of 200
-		res, err := ib.store.Search(ctx, folder, imap.SearchCriteria{Recipient: addr}, imap.PageRequest{Limit: 200})
+		res, err := ib.store.Search(ctx, folder, imap.SearchCriteria{Recipient: addr}, imap.PageRequest{Limit: 200, UIDsOnly: true})
 		if err != nil {
 			return moved, folderError(err, folder)
 		}

@@ -75,7 +75,9 @@ func (ib *inboxes) listMessages(ctx context.Context, a listMessagesArgs) (*ListM
 	if err != nil {
 		return nil, err
 	}
-	res, err := ib.store.Search(ctx, ib.opts.Folder, crit, page.req)
+	req := page.req
+	req.UIDsOnly = true // fetchSummaries fetches the messages whole
+	res, err := ib.store.Search(ctx, ib.opts.Folder, crit, req)
 	if err != nil {
 		return nil, folderError(err, ib.opts.Folder)
 	}
