@@ -3,6 +3,7 @@ package imap
 import (
 	"context"
 	"fmt"
+	"slices"
 	"time"
 
 	goimap "github.com/emersion/go-imap/v2"
@@ -12,13 +13,14 @@ import (
 // MatchCount is what CountMatches reports of one search.
 type MatchCount struct {
 	Total         int       // messages that match
+	OldestUID     uint32    // the lowest matching UID; 0 when none matches
 	NewestUID     uint32    // the highest matching UID; 0 when none matches
 	NewestArrival time.Time // its INTERNALDATE; zero when none matches
 }
 
 // CountMatches counts the messages of folder that match each of crits, and
 // finds the newest of each, over one connection. With ESEARCH the searches
-// go out pipelined, each as UID SEARCH RETURN (COUNT MAX), and one UID FETCH
+// go out pipelined, each as UID SEARCH RETURN (COUNT MIN MAX), and one UID FETCH
 // of INTERNALDATE covers every newest message: two round trips (three on a
 // reused selection, which is synced first) whatever the number of searches,
 // where a Search per criteria costs two each. Without ESEARCH the searches
@@ -72,8 +74,8 @@ func countAll(cn *conn, criteria []*goimap.SearchCriteria, out []MatchCount) err
 				return err
 			}
 			out[i].Total = len(uids)
-			for _, u := range uids {
-				out[i].NewestUID = max(out[i].NewestUID, u)
+			if len(uids) > 0 {
+				out[i].OldestUID, out[i].NewestUID = slices.Min(uids), slices.Max(uids)
 			}
 		}
 		return nil
@@ -83,7 +85,7 @@ func countAll(cn *conn, criteria []*goimap.SearchCriteria, out []MatchCount) err
 	// so that none is left pending on the connection.
 	cmds := make([]*imapclient.SearchCommand, len(criteria))
 	for i, crit := range criteria {
-		cmds[i] = cn.ic.UIDSearch(crit, &goimap.SearchOptions{ReturnCount: true, ReturnMax: true})
+		cmds[i] = cn.ic.UIDSearch(crit, &goimap.SearchOptions{ReturnCount: true, ReturnMin: true, ReturnMax: true})
 	}
 	var first error
 	for i, cmd := range cmds {
@@ -94,7 +96,7 @@ func countAll(cn *conn, criteria []*goimap.SearchCriteria, out []MatchCount) err
 			}
 			continue
 		}
-		out[i].Total, out[i].NewestUID = int(data.Count), data.Max
+		out[i].Total, out[i].OldestUID, out[i].NewestUID = int(data.Count), data.Min, data.Max
 	}
 	return first
 }

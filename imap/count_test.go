@@ -58,8 +58,9 @@ func TestCountMatches(t *testing.T) {
 					t.Errorf("CountMatches()[%d] (%s) = %+v, Search says %+v", i, crit.Recipient, got[i], want)
 				}
 			}
-			if got[2].Total != 0 || got[3].Total != 4 || got[3].NewestUID != 12 || !got[3].NewestArrival.Equal(base.Add(11*time.Hour)) {
-				t.Errorf("CountMatches() = %+v; want box3 empty, box2 4 messages, the newest UID 12 at 19:00", got)
+			if got[2].Total != 0 || got[2].OldestUID != 0 || got[3].Total != 4 || got[3].OldestUID != 3 || got[3].NewestUID != 12 ||
+				!got[3].NewestArrival.Equal(base.Add(11*time.Hour)) {
+				t.Errorf("CountMatches() = %+v; want box3 empty, box2 4 messages from UID 3 to 12, the newest at 19:00", got)
 			}
 			want := []string{"EXAMINE", "UID SEARCH", "UID SEARCH", "UID SEARCH", "UID SEARCH", "UID FETCH"}
 			if !slices.Equal(cmds, want) {

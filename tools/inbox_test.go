@@ -140,6 +140,25 @@ func TestInboxLifecycle(t *testing.T) {
 	e.wantError(t, "list_messages", map[string]any{"inbox_id": "someone@else.example"}, tools.CodeInvalidArgument)
 }
 
+// TestWaitSinceTimeBeyondAPage: a wait with a time as since finds a
+// matching message even when more than a search page (1,000) of mail came
+// after it: the cutoff is the lowest UID since that day, not the lowest of
+// the newest 1,000.
+func TestWaitSinceTimeBeyondAPage(t *testing.T) {
+	e := newInboxEnv(t)
+	in := e.create(t, "deep")
+	since := time.Now().Add(-2 * time.Second).UTC().Format(time.RFC3339)
+	e.deliver(t, in.Address, "Your code", "Use 613370 to sign in.")
+	for i := range imap.MaxPageSize + 5 {
+		e.acct.Append(t, "INBOX", fmt.Appendf(nil, "From: a@example.test\r\nTo: other@example.test\r\nSubject: noise %d\r\n\r\nno code\r\n", i))
+	}
+	var got tools.WaitOTPResult
+	e.call(t, "wait_for_otp", map[string]any{"inbox_id": in.InboxID, "since": since, "timeout": 5}, &got)
+	if got.OTP != "613370" {
+		t.Errorf("wait_for_otp(since %s) = %+v, want 613370", since, got)
+	}
+}
+
 // TestWaitRetryLosesNothing is the race of issue 5: a message that lands
 // between a timed-out wait and its retry (with next_since) is returned by
 // the retry.

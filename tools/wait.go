@@ -57,15 +57,14 @@ func (ib *inboxes) pinCutoff(ctx context.Context, since string) (cutoff, error) 
 	}
 	// Every message of the folder from that day on is a candidate; the
 	// arrival time decides.
-	res, err := ib.store.Search(ctx, ib.opts.Folder, imap.SearchCriteria{Since: t.Truncate(24 * time.Hour)}, imap.PageRequest{Limit: 1000})
+	// Only the lowest matching UID matters: UID SEARCH RETURN (MIN).
+	counts, err := ib.store.CountMatches(ctx, ib.opts.Folder, []imap.SearchCriteria{{Since: t.Truncate(24 * time.Hour)}})
 	if err != nil {
 		return cutoff{}, folderError(err, ib.opts.Folder)
 	}
 	c.notBefore = t
-	for _, m := range res.Messages {
-		if m.UID-1 < c.afterUID {
-			c.afterUID = m.UID - 1
-		}
+	if oldest := counts[0].OldestUID; oldest != 0 && oldest-1 < c.afterUID {
+		c.afterUID = oldest - 1
 	}
 	return c, nil
 }
