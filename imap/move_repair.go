@@ -130,13 +130,7 @@ func (mv *copyMove) noteAfterMove(cn *conn) (gone, recreated bool, err error) {
 // message in both folders: the connection failed (or timed out) after the
 // COPY was sent.
 func (mv *copyMove) needsRepair(err error) bool {
-	return mv != nil && (mv.state == copySent || mv.state == copyDone) && connFault(err)
-}
-
-// connFault reports a broken or timed-out exchange, as opposed to an
-// answer of the server.
-func connFault(err error) bool {
-	return errors.Is(err, ErrConnection) || errors.Is(err, context.DeadlineExceeded)
+	return mv != nil && (mv.state == copySent || mv.state == copyDone) && transient(err)
 }
 
 // isStatus reports a tagged NO or BAD: the server answered the command.
@@ -178,7 +172,7 @@ func (c *Client) repairMove(ctx context.Context, op string, mv *copyMove, cause 
 		case err == nil:
 			c.opts.Logger.Debug("imap: an interrupted move copied nothing", "from", mv.from, "to", mv.to, "uid", mv.uid, "message_id", mv.messageID)
 			return 0, cause // no copy: nothing moved, nothing to undo
-		case !connFault(err) || !c.waitBackoff(ctx) || !c.pause(ctx, repairPause):
+		case !transient(err) || !c.waitBackoff(ctx) || !c.pause(ctx, repairPause):
 			return 0, fmt.Errorf("%w (finishing the move failed %d times, last: %v; the message may be in both folders)", cause, tries, err)
 		}
 	}
@@ -259,8 +253,8 @@ func (mv *copyMove) finish(cn *conn) (newUID uint32, copied bool, err error) {
 }
 
 // findCopy returns the UID of the copy of the original in the target: a
-// message that arrived since the COPY with the same Message-ID, internal
-// date and size, the lowest UID first. 0: none.
+// message that arrived since the COPY with the same Message-ID, size and
+// internal date, the lowest UID first. 0: none.
 func (mv *copyMove) findCopy(cn *conn) (uint32, error) {
 	if mv.uidNext == 0 { // the server gave no UIDNEXT: copies cannot be told from older messages
 		return 0, nil
@@ -280,7 +274,10 @@ func (mv *copyMove) findCopy(cn *conn) (uint32, error) {
 	if mv.targetValidity != 0 && sel.uidValidity != mv.targetValidity { // recreated: a copy would be gone with it
 		return 0, nil
 	}
-	crit := &goimap.SearchCriteria{UID: []goimap.UIDSet{{{Start: goimap.UID(mv.uidNext), Stop: 0}}}}
+	// The server narrows to the size too (LARGER size-1 SMALLER size+1), so
+	// that the candidates cut at maxCopyCandidates are all of that size.
+	crit := &goimap.SearchCriteria{UID: []goimap.UIDSet{{{Start: goimap.UID(mv.uidNext), Stop: 0}}},
+		Larger: mv.size - 1, Smaller: mv.size + 1}
 	if mv.messageID != "" {
 		crit.Header = []goimap.SearchCriteriaHeaderField{{Key: "Message-ID", Value: mv.messageID}}
 	}
