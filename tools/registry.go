@@ -180,7 +180,9 @@ func (s *Server) wrap(sp *spec) server.ToolHandlerFunc {
 		}
 		if err != nil {
 			te := Classify(err)
-			if errors.Is(ctx.Err(), context.Canceled) {
+			// Cancelled: the call ended because its client went away. A
+			// failure the handler met first (a refused send) keeps its code.
+			if errors.Is(ctx.Err(), context.Canceled) && errors.Is(err, context.Canceled) {
 				te = &Error{Code: CodeCancelled, Message: codeInfo[CodeCancelled].message, Cause: err}
 			}
 			s.logCall(ctx, sp, start, te)
