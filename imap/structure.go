@@ -38,8 +38,21 @@ func (p *Part) MediaType() string { return p.Type + "/" + p.Subtype }
 // IsEmbedded reports whether the part is meant to be shown inside the body
 // rather than offered as a file: it has a Content-ID (an HTML body refers
 // to it as cid:) and is not marked as an attachment.
-func (p *Part) IsEmbedded() bool {
-	return p.ID != "" && p.Disposition != "attachment"
+func (p *Part) IsEmbedded() bool { return embedded(p.ID, p.Disposition) }
+
+// embedded is IsEmbedded's rule (lower-case disposition).
+func embedded(id, disposition string) bool { return id != "" && disposition != "attachment" }
+
+// offeredAsFile is Attachments' rule for a part that is not multipart
+// (lower-case type and disposition): marked as an attachment, named, a
+// forwarded message, or anything but text.
+func offeredAsFile(typ, disposition, filename string, forwarded bool) bool {
+	return disposition == "attachment" || filename != "" || forwarded || typ != "text"
+}
+
+// contentID is a Content-ID without its angle brackets.
+func contentID(raw string) string {
+	return strings.TrimSuffix(strings.TrimPrefix(strings.TrimSpace(raw), "<"), ">")
 }
 
 // Attachments returns, in order, the parts a mail client offers as files:
@@ -59,9 +72,7 @@ func (p *Part) collect(l *[]*Part) {
 		for _, ch := range p.Children {
 			ch.collect(l)
 		}
-	case p.Disposition == "attachment", p.Filename != "", p.Type == "message" && p.Message != nil:
-		*l = append(*l, p)
-	case p.Type != "text":
+	case offeredAsFile(p.Type, p.Disposition, p.Filename, p.Type == "message" && p.Message != nil):
 		*l = append(*l, p)
 	}
 }
@@ -130,7 +141,7 @@ func singlePartOf(b *goimap.BodyStructureSinglePart, path []int) *Part {
 		Type:     strings.ToLower(b.Type),
 		Subtype:  strings.ToLower(b.Subtype),
 		Params:   decodeParams(b.Params),
-		ID:       strings.TrimSuffix(strings.TrimPrefix(strings.TrimSpace(b.ID), "<"), ">"),
+		ID:       contentID(b.ID),
 		Encoding: strings.ToLower(b.Encoding),
 		Size:     int64(b.Size),
 	}
@@ -261,7 +272,7 @@ func quickAttachments(bs goimap.BodyStructure) (has, ok bool) {
 		if d := b.Disposition(); d != nil {
 			disposition, dparams = d.Value, d.Params
 		}
-		attachment := strings.EqualFold(disposition, "attachment")
+		disposition, typ := strings.ToLower(disposition), strings.ToLower(b.Type)
 		filename, ok := plainParam(dparams, "filename")
 		if ok && filename == "" {
 			filename, ok = plainParam(b.Params, "name")
@@ -269,12 +280,8 @@ func quickAttachments(bs goimap.BodyStructure) (has, ok bool) {
 		if !ok {
 			return false, false
 		}
-		forwarded := strings.EqualFold(b.Type, "message") && b.MessageRFC822 != nil && b.MessageRFC822.BodyStructure != nil
-		if !attachment && filename == "" && !forwarded && strings.EqualFold(b.Type, "text") {
-			return false, true // a text body
-		}
-		id := strings.TrimSuffix(strings.TrimPrefix(strings.TrimSpace(b.ID), "<"), ">")
-		return id == "" || attachment, true // not embedded (Part.IsEmbedded)
+		forwarded := typ == "message" && b.MessageRFC822 != nil && b.MessageRFC822.BodyStructure != nil
+		return offeredAsFile(typ, disposition, filename, forwarded) && !embedded(contentID(b.ID), disposition), true
 	default:
 		return false, true
 	}
