@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -29,6 +30,7 @@ type relay struct {
 	acct *mailtest.Account
 	mu   sync.Mutex
 	got  [][]byte
+	envs [][]string // the envelope recipients of each message in got
 }
 
 func (r *relay) NewSession(*gosmtp.Conn) (gosmtp.Session, error) { return &relaySession{r: r}, nil }
@@ -68,6 +70,7 @@ func (s *relaySession) Data(r io.Reader) error {
 	}
 	s.r.mu.Lock()
 	s.r.got = append(s.r.got, raw)
+	s.r.envs = append(s.r.envs, s.rcpts)
 	s.r.mu.Unlock()
 	if addr := os.Getenv("DOVECOT_LMTP_ADDR"); s.r.acct.Dovecot && addr != "" {
 		return deliverLMTP(addr, s.from, s.r.acct.Username, raw)
@@ -119,10 +122,10 @@ func TestSubmissionRoundTrip(t *testing.T) {
 	e := &mailEnv{acct: acct, client: c}
 
 	var sent tools.SendResult
-	e.call(t, "send_email", map[string]any{"to": acct.Username, "cc": "Copy <copy@example.test>", "subject": "Über den Round trip",
-		"body": "Zeile eins\nZeile zwei – with UTF-8", "body_html": "<p>Zeile <b>eins</b></p>"}, &sent)
-	if sent.SentCopy != "saved" || len(sent.Accepted) != 2 {
-		t.Errorf("send = %+v, want saved and 2 accepted", sent)
+	e.call(t, "send_email", map[string]any{"to": acct.Username, "cc": "Copy <copy@example.test>", "bcc": "hidden@example.test",
+		"subject": "Über den Round trip", "body": "Zeile eins\nZeile zwei – with UTF-8", "body_html": "<p>Zeile <b>eins</b></p>"}, &sent)
+	if sent.SentCopy != "saved" || len(sent.Accepted) != 3 {
+		t.Errorf("send = %+v, want saved and 3 accepted", sent)
 	}
 	got := findOne(t, e, "INBOX", "Round trip")
 	var read tools.ReadResult
@@ -154,8 +157,13 @@ func TestSubmissionRoundTrip(t *testing.T) {
 	}
 	rl.mu.Lock()
 	defer rl.mu.Unlock()
-	if len(rl.got) != 2 || bytes.Contains(bytes.ToLower(rl.got[0]), []byte("\nbcc:")) {
-		t.Errorf("relay received %d messages", len(rl.got))
+	if len(rl.got) != 2 {
+		t.Fatalf("relay received %d messages, want 2", len(rl.got))
+	}
+	// The Bcc recipient is in the envelope only, never in the message.
+	if !slices.Contains(rl.envs[0], "hidden@example.test") || bytes.Contains(bytes.ToLower(rl.got[0]), []byte("\nbcc:")) ||
+		bytes.Contains(rl.got[0], []byte("hidden@")) {
+		t.Errorf("first message: envelope %q, headers %.400q; want hidden@example.test in the envelope only", rl.envs[0], rl.got[0])
 	}
 }
 

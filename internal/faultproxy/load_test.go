@@ -32,7 +32,12 @@ func (r *recorder) failed() int {
 }
 
 func TestLoad(t *testing.T) {
-	defer faultproxy.SetHangMargin(50 * time.Millisecond)()
+	// A margin far above a loaded machine's scheduling delays: a call that
+	// honours its 20 ms deadline is never taken for hung; one that blocks
+	// until the end of the test always is.
+	defer faultproxy.SetHangMargin(time.Second)()
+	release := make(chan struct{})
+	var calls sync.WaitGroup
 	tests := []struct {
 		name     string
 		call     faultproxy.Call
@@ -49,8 +54,9 @@ func TestLoad(t *testing.T) {
 			return "CONNECTION_TIMEOUT"
 		}, false},
 		{"hangs", func(ctx context.Context, w, n int) string {
-			<-ctx.Done()
-			time.Sleep(time.Second) // past deadline + margin
+			calls.Add(1)
+			defer calls.Done()
+			<-release // past deadline + margin, until the test ends
 			return "late"
 		}, true},
 	}
@@ -72,8 +78,9 @@ func TestLoad(t *testing.T) {
 			}
 		})
 	}
-	// Let the goroutines of the hung calls finish before the next test.
-	time.Sleep(time.Second)
+	// Let the hung calls finish before the next test.
+	close(release)
+	calls.Wait()
 }
 
 func TestRecover(t *testing.T) {
