@@ -153,6 +153,9 @@ func TestFaultSendCuts(t *testing.T) {
 				t.Errorf("the server received the message %d times, want %d", n, tt.delivered)
 			}
 			ps := p.Stats()
+			if wantCut := strings.HasPrefix(tt.name, "cut "); wantCut != (ps.Cuts > 0) {
+				t.Errorf("the proxy cut %d times: want a cut %v (the fault must fire)", ps.Cuts, wantCut)
+			}
 			t.Logf("FAULTS: test=%s injected=1 (cuts=%d rejected=%d slowed_chunks=%d) calls=1 hung=0 lost=0 result=%s",
 				t.Name(), ps.Cuts, ps.Rejected, ps.Slowed, sendKind(t, err))
 		})

@@ -126,6 +126,9 @@ func TestFaultSendEmail(t *testing.T) {
 			if n := e.deliveredCount(t, subject); n != tt.delivered {
 				t.Errorf("%d copies delivered, want %d", n, tt.delivered)
 			}
+			if wantCut, cuts := strings.HasPrefix(tt.name, "cut "), e.proxy.Stats().Cuts; wantCut != (cuts > 0) {
+				t.Errorf("the proxy cut %d times: want a cut %v (the fault must fire)", cuts, wantCut)
+			}
 		})
 	}
 }
