@@ -5,13 +5,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"runtime"
 	"slices"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/email-mcp/email-mcp/imap"
+	"github.com/email-mcp/email-mcp/internal/faultproxy"
 )
 
 // guard bounds every wait for a delivery: a guard against hangs, not a
@@ -52,15 +52,24 @@ func uidNext(t testing.TB, c *imap.Client, folder string) (validity, next uint32
 // comes within guard.
 func recv(t testing.TB, sub *imap.Subscription) imap.NewMail {
 	t.Helper()
+	m, err := tryRecv(sub)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// tryRecv is recv for goroutines other than the test's: it returns the
+// failure instead of ending the test.
+func tryRecv(sub *imap.Subscription) (imap.NewMail, error) {
 	select {
 	case m, ok := <-sub.C:
 		if !ok {
-			t.Fatalf("C closed, Err() = %v; want a message", sub.Err())
+			return m, fmt.Errorf("C closed, Err() = %v; want a message", sub.Err())
 		}
-		return m
+		return m, nil
 	case <-time.After(guard):
-		t.Fatalf("no message within %v", guard)
-		panic("unreachable")
+		return imap.NewMail{}, fmt.Errorf("no message within %v", guard)
 	}
 }
 
@@ -228,8 +237,8 @@ func TestManySubscribersShareOneConnection(t *testing.T) {
 	for i, sub := range subs {
 		wg.Go(func() {
 			defer sub.Close()
-			if m := recv(t, sub); m.UID != uid {
-				t.Errorf("subscriber %d got UID %d, want %d", i, m.UID, uid)
+			if m, err := tryRecv(sub); err != nil || m.UID != uid {
+				t.Errorf("subscriber %d got UID %d, %v; want %d", i, m.UID, err, uid)
 			}
 		})
 	}
@@ -355,9 +364,9 @@ func TestWatcherActivePoll(t *testing.T) {
 }
 
 func TestCloseEndsWatchers(t *testing.T) {
+	faultproxy.CheckLeaks(t) // by goroutine ID: nothing the client started outlives the test
 	ts := newTestServer(t, modePlain, capsFull)
 	ts.addFolder(t, "Other", "")
-	before := runtime.NumGoroutine()
 	c := imap.New(watchOptions(t, ts, modePlain))
 	inbox, err := c.Subscribe(ctxTimeout(t, guard), "INBOX", 0)
 	if err != nil {
@@ -389,15 +398,6 @@ func TestCloseEndsWatchers(t *testing.T) {
 	}
 	if _, err := c.Subscribe(context.Background(), "INBOX", 0); !errors.Is(err, imap.ErrClosed) {
 		t.Errorf("Subscribe() after Close = %v, want ErrClosed", err)
-	}
-	n := runtime.NumGoroutine()
-	for i := 0; i < 200 && n > before; i++ {
-		time.Sleep(25 * time.Millisecond)
-		n = runtime.NumGoroutine()
-	}
-	if n > before {
-		buf := make([]byte, 1<<16)
-		t.Errorf("%d goroutines after Close, %d before:\n%s", n, before, buf[:runtime.Stack(buf, true)])
 	}
 }
 

@@ -53,16 +53,22 @@ func initClient(t testing.TB, c *client.Client) {
 
 func callTool(t testing.TB, c *client.Client, name string, args map[string]any) *mcp.CallToolResult {
 	t.Helper()
+	res, err := tryCallTool(c, name, args)
+	if err != nil {
+		t.Fatalf("CallTool(%s) = %v", name, err)
+	}
+	return res
+}
+
+// tryCallTool is callTool for other goroutines than the test's: it returns
+// the error instead of failing the test (t.Fatalf must not run there).
+func tryCallTool(c *client.Client, name string, args map[string]any) (*mcp.CallToolResult, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	req := mcp.CallToolRequest{}
 	req.Params.Name = name
 	req.Params.Arguments = args
-	res, err := c.CallTool(ctx, req)
-	if err != nil {
-		t.Fatalf("CallTool(%s) = %v", name, err)
-	}
-	return res
+	return c.CallTool(ctx, req)
 }
 
 // structured decodes a result's structuredContent into v.
