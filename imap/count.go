@@ -45,14 +45,8 @@ func (c *Client) CountMatches(ctx context.Context, folder string, crits []Search
 		return out, nil
 	}
 	err = c.do(ctx, op, func(cn *conn) error {
-		_, fresh, err := cn.selectFolder(folder, false)
-		if err != nil {
+		if _, err := cn.selectCurrent(folder, false); err != nil {
 			return err
-		}
-		if !fresh { // the view may predate new mail and flag changes (see selection)
-			if err := cn.sync(); err != nil {
-				return err
-			}
 		}
 		if err := countAll(cn, criteria, out); err != nil {
 			return err

@@ -112,13 +112,11 @@ func (c *Client) FetchMessages(ctx context.Context, folder string, uids []uint32
 // other UIDs (a server may report flag changes on its own) are left out.
 func fetchMessages(cn *conn, uidValidity uint32, uids []uint32, prefixBytes int64, structure bool) ([]*Message, error) {
 	whole := wholeSection(prefixBytes)
-	set := goimap.UIDSet{}
 	want := make(map[uint32]bool, len(uids))
 	for _, u := range uids {
-		set.AddNum(goimap.UID(u))
 		want[u] = true
 	}
-	bufs, err := collect(cn, cn.ic.Fetch(set, messageFetch(whole, structure)))
+	bufs, err := collect(cn, cn.ic.Fetch(uidSet(uids), messageFetch(whole, structure)))
 	if err != nil {
 		return nil, fmt.Errorf("uid fetch: %w", err)
 	}

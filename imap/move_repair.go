@@ -106,14 +106,9 @@ func (mv *copyMove) fingerprint(cn *conn) (found bool, err error) {
 // every message of the target. recreated: the source's UIDVALIDITY
 // changed, its UIDs are other messages: nothing to do.
 func (mv *copyMove) noteAfterMove(cn *conn) (gone, recreated bool, err error) {
-	sel, fresh, err := cn.selectFolder(mv.from, true)
+	sel, err := cn.selectCurrent(mv.from, true) // the view may predate the MOVE's expunge
 	if err != nil {
 		return false, false, err
-	}
-	if !fresh { // the view may predate the MOVE's expunge (see selection)
-		if err := cn.sync(); err != nil {
-			return false, false, err
-		}
 	}
 	if sel.uidValidity != mv.validity {
 		return false, true, nil
@@ -259,17 +254,9 @@ func (mv *copyMove) findCopy(cn *conn) (uint32, error) {
 	if mv.uidNext == 0 { // the server gave no UIDNEXT: copies cannot be told from older messages
 		return 0, nil
 	}
-	sel, fresh, err := cn.selectFolder(mv.to, false)
+	sel, err := cn.selectCurrent(mv.to, false) // the copy may be newer than a kept view
 	if err != nil {
 		return 0, err
-	}
-	if !fresh {
-		// A selection kept from an earlier operation may not show the
-		// copy yet: Dovecot answers a command from the session's view and
-		// reports what other sessions added only at its end. NOOP syncs.
-		if err := cn.sync(); err != nil {
-			return 0, err
-		}
 	}
 	if mv.targetValidity != 0 && sel.uidValidity != mv.targetValidity { // recreated: a copy would be gone with it
 		return 0, nil

@@ -3,7 +3,6 @@ package imap
 import (
 	"context"
 	"fmt"
-	"math"
 	"slices"
 	"strings"
 	"time"
@@ -45,13 +44,6 @@ type SearchCriteria struct {
 	// name it, as long as the receiving server records the envelope
 	// recipient in one of those headers.
 	Recipient string
-	// UIDAfter, when not 0, keeps only the messages with a UID above it
-	// (UID SEARCH UID n+1:*, and the result filtered again: in IMAP, n+1:*
-	// still matches the last message when n+1 is beyond it). It belongs
-	// with a PageRequest.UIDValidity. There is no search on arrival time
-	// finer than a day: Since compares dates, and callers filter the
-	// InternalDate of what they fetch.
-	UIDAfter uint32
 }
 
 // recipientHeaders are the headers Recipient searches.
@@ -107,7 +99,7 @@ func (c *Client) Search(ctx context.Context, folder string, crit SearchCriteria,
 	var res *SearchResult
 	err = c.do(ctx, fmt.Sprintf("search %q", folder), func(cn *conn) error {
 		var err error
-		res, err = search(cn, folder, criteria, crit.UIDAfter, page)
+		res, err = search(cn, folder, criteria, page)
 		return err
 	})
 	if err != nil {
@@ -117,7 +109,7 @@ func (c *Client) Search(ctx context.Context, folder string, crit SearchCriteria,
 }
 
 // search runs Search on cn; only UIDs above after count.
-func search(cn *conn, folder string, criteria *goimap.SearchCriteria, after uint32, page PageRequest) (*SearchResult, error) {
+func search(cn *conn, folder string, criteria *goimap.SearchCriteria, page PageRequest) (*SearchResult, error) {
 	sel, fresh, err := cn.selectFolder(folder, false)
 	if err != nil {
 		return nil, err
@@ -126,7 +118,7 @@ func search(cn *conn, folder string, criteria *goimap.SearchCriteria, after uint
 		return nil, fmt.Errorf("%w: the cursor is for %d, the folder has %d", ErrUIDValidityChanged, page.UIDValidity, sel.uidValidity)
 	}
 	res := &SearchResult{Folder: sel.name, UIDValidity: sel.uidValidity}
-	if fresh && sel.messages == 0 || after == math.MaxUint32 {
+	if fresh && sel.messages == 0 {
 		return res, nil
 	}
 	if !fresh && byFlags(criteria) {
@@ -150,7 +142,6 @@ func search(cn *conn, folder string, criteria *goimap.SearchCriteria, after uint
 	if err != nil {
 		return nil, err
 	}
-	uids = above(uids, after)
 	res.Total = len(uids)
 	var pageUIDs []uint32
 	pageUIDs, res.NextBeforeUID = pageOf(uids, page)
@@ -252,9 +243,6 @@ func (sc SearchCriteria) imap() (*goimap.SearchCriteria, error) {
 			addHeader(&either[i], h, sc.Recipient)
 		}
 		c.And(anyOf(either))
-	}
-	if sc.UIDAfter > 0 && sc.UIDAfter < math.MaxUint32 {
-		c.UID = []goimap.UIDSet{{{Start: goimap.UID(sc.UIDAfter + 1), Stop: 0}}} // n+1:*
 	}
 	if sc.Body != "" {
 		c.Body = append(c.Body, sc.Body)

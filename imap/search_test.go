@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math"
 	"slices"
 	"strings"
 	"testing"
@@ -91,11 +90,6 @@ func TestSearchFilters(t *testing.T) {
 		{"no match", imap.SearchCriteria{Subject: "nothing like this"}, []uint32{}},
 		{"recipient in To", imap.SearchCriteria{Recipient: "bob@"}, []uint32{5, 1}},
 		{"recipient and from", imap.SearchCriteria{Recipient: "alice@", From: "bob"}, []uint32{6}},
-		{"uid after", imap.SearchCriteria{UIDAfter: 4}, []uint32{6, 5}},
-		{"uid after, with a filter", imap.SearchCriteria{UIDAfter: 2, Unread: ptr(true)}, []uint32{6, 5}},
-		{"uid after the last: n+1:* matches none", imap.SearchCriteria{UIDAfter: 6}, []uint32{}},
-		{"uid after far beyond", imap.SearchCriteria{UIDAfter: 1000}, []uint32{}},
-		{"uid after the largest UID", imap.SearchCriteria{UIDAfter: math.MaxUint32}, []uint32{}},
 	}
 	for _, caps := range []struct {
 		name string

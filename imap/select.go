@@ -87,6 +87,17 @@ func (cn *conn) selectFolder(name string, write bool) (sel selection, fresh bool
 	return *s, true, nil
 }
 
+// selectCurrent is selectFolder, with a NOOP when the selection was kept,
+// so that the view shows what other sessions changed (see selection): for
+// the operations that must see every message, not only searches.
+func (cn *conn) selectCurrent(name string, write bool) (selection, error) {
+	sel, fresh, err := cn.selectFolder(name, write)
+	if err == nil && !fresh {
+		err = cn.sync()
+	}
+	return sel, err
+}
+
 // sync brings the selected folder's view up to date (a waited NOOP).
 func (cn *conn) sync() error {
 	if err := cn.ic.Noop().Wait(); err != nil {
