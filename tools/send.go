@@ -22,7 +22,6 @@ var _ Sender = (*smtp.Sender)(nil)
 // SentStore is what the sent copy needs of the IMAP side.
 type SentStore interface {
 	Append(ctx context.Context, folder string, flags []string, date time.Time, size int64, r io.Reader) (uint32, error)
-	FindSpecialUse(ctx context.Context, use string) (string, error)
 	ListFolders(ctx context.Context, counts bool) ([]imap.Folder, error)
 	Search(ctx context.Context, folder string, crit imap.SearchCriteria, page imap.PageRequest) (*imap.SearchResult, error)
 }
@@ -156,7 +155,7 @@ func (o *outbox) keepCopy(ctx context.Context, m *smtp.Message) string {
 	case folder == "":
 		return copySkipped
 	}
-	found, err := o.store.Search(ctx, folder, imap.SearchCriteria{MessageID: m.ID()}, imap.PageRequest{Limit: 1})
+	found, err := o.store.Search(ctx, folder, imap.SearchCriteria{MessageID: m.ID()}, imap.PageRequest{Limit: 1, UIDsOnly: true})
 	if err == nil && found.Total > 0 {
 		return copySkipped // the server filed its own (Gmail does)
 	}
@@ -180,12 +179,14 @@ func (o *outbox) sentFolder(ctx context.Context) (string, error) {
 	if o.opts.SentFolder != "" {
 		return o.opts.SentFolder, nil
 	}
-	if f, err := o.store.FindSpecialUse(ctx, `\Sent`); err != nil || f != "" {
-		return f, err
-	}
-	folders, err := o.store.ListFolders(ctx, false)
+	folders, err := o.store.ListFolders(ctx, false) // one LIST for both looks
 	if err != nil {
 		return "", err
+	}
+	for _, f := range folders {
+		if strings.EqualFold(f.SpecialUse, `\Sent`) {
+			return f.Name, nil
+		}
 	}
 	for _, name := range []string{"Sent", "Sent Items", "Sent Messages", "Sent Mail", "INBOX.Sent", "INBOX/Sent", "[Gmail]/Sent Mail"} {
 		for _, f := range folders {
