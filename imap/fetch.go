@@ -77,7 +77,9 @@ func (c *Client) FetchMessages(ctx context.Context, folder string, uids []uint32
 		return []*Message{}, nil
 	}
 	var out []*Message
-	err = c.do(ctx, op, func(cn *conn) error {
+	// Up to len(uids) prefixes: the deadline of a transfer of that size.
+	timeout := c.transferTimeout(int64(len(uids)) * max(prefixBytes, 0))
+	err = c.doTimeout(ctx, op, timeout, func(cn *conn) error {
 		sel, _, err := cn.selectFolder(folder, false)
 		if err != nil {
 			return err

@@ -307,7 +307,9 @@ func (w *watcher) sync(ctx context.Context, cn *conn, check bool) error {
 		}
 		w.c.watch.count(&w.c.watch.fetches)
 		var msgs []*Message
-		err := cn.run(ctx, w.c.opts.CommandTimeout, func(*imapclient.Client) error {
+		// Up to len(batch) prefixes of WatchPrefixBytes: the deadline of a
+		// transfer of that size (StreamPart's rule), not of one command.
+		err := cn.run(ctx, w.c.transferTimeout(int64(len(batch))*WatchPrefixBytes), func(*imapclient.Client) error {
 			var err error
 			msgs, err = fetchMessages(cn, uidValidity, batch, WatchPrefixBytes, false)
 			return err
