@@ -12,6 +12,7 @@ import (
 
 	"github.com/email-mcp/email-mcp/extract"
 	"github.com/email-mcp/email-mcp/imap"
+	"github.com/email-mcp/email-mcp/message"
 )
 
 // InboxMessage is a message of a test inbox, with what the extractor found.
@@ -30,10 +31,23 @@ type InboxMessage struct {
 // inboxMessage summarises a fetched message and runs the extractor on it.
 func inboxMessage(validity, uid uint32, arrived time.Time, raw []byte) InboxMessage {
 	view, hdr := extractView(raw)
+	m := inboxHead(validity, uid, arrived, hdr)
+	m.addExtracts(view)
+	return m
+}
+
+// inboxHead is an InboxMessage from the header alone, without the code and
+// link extraction finds.
+func inboxHead(validity, uid uint32, arrived time.Time, hdr message.Header) InboxMessage {
 	m := InboxMessage{ID: msgID(validity, uid), UID: uid, Subject: clean(hdr.Subject), To: msgAddresses(hdr.To), ReceivedAt: formatTime(arrived)}
 	if len(hdr.From) > 0 {
 		m.From = formatAddress(hdr.From[0].Name, hdr.From[0].Email)
 	}
+	return m
+}
+
+// addExtracts sets the code and the link found in view.
+func (m *InboxMessage) addExtracts(view extract.Message) {
 	if otps := extract.OTPs(view); len(otps) > 0 {
 		m.OTPConfidence = otps[0].Confidence
 		if otps[0].Confidence >= extract.FoundThreshold {
@@ -43,7 +57,6 @@ func inboxMessage(validity, uid uint32, arrived time.Time, raw []byte) InboxMess
 	if l, ok := extract.BestLink(view); ok {
 		m.MagicLink = &l.URL
 	}
-	return m
 }
 
 type inboxIDArgs struct {

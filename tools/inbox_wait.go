@@ -7,6 +7,7 @@ import (
 
 	"github.com/email-mcp/email-mcp/extract"
 	"github.com/email-mcp/email-mcp/imap"
+	"github.com/email-mcp/email-mcp/message"
 )
 
 type waitArgs struct {
@@ -89,8 +90,11 @@ func waitForEmailSpec(ib *inboxes) *spec {
 		mcp.WithOutputSchema[WaitEmailResult](),
 		[]mcp.ToolOption{mcp.WithString("subject_contains"), mcp.WithString("sender")},
 		func(a waitArgs, m *imap.NewMail, validity uint32) (any, bool) {
-			s := inboxMessage(validity, m.UID, m.InternalDate, m.Raw)
-			return &WaitEmailResult{s}, matches(s, a.SubjectContains, a.Sender)
+			hdr, _ := message.ParseHeader(m.Raw) // the filters first: the body only for a match
+			if !matches(inboxHead(validity, m.UID, m.InternalDate, hdr), a.SubjectContains, a.Sender) {
+				return nil, false
+			}
+			return &WaitEmailResult{inboxMessage(validity, m.UID, m.InternalDate, m.Raw)}, true
 		})
 }
 
@@ -101,12 +105,12 @@ func waitForOTPSpec(ib *inboxes) *spec {
 		[]mcp.ToolOption{mcp.WithNumber("min_confidence", mcp.DefaultNumber(0), mcp.Min(0), mcp.Max(1),
 			mcp.Description("ignore codes found with less confidence (0..1); a code counts as found from 0.5"))},
 		func(a waitArgs, m *imap.NewMail, validity uint32) (any, bool) {
-			view, _ := extractView(m.Raw)
+			view, hdr := extractView(m.Raw)
 			otp, ok := extract.BestOTP(view)
 			if !ok || (a.MinConfidence != nil && otp.Confidence < *a.MinConfidence) {
 				return nil, false
 			}
-			s := inboxMessage(validity, m.UID, m.InternalDate, m.Raw)
+			s := inboxHead(validity, m.UID, m.InternalDate, hdr)
 			return &WaitOTPResult{OTP: otp.Code, Confidence: otp.Confidence, Subject: s.Subject, From: s.From, ID: s.ID, ReceivedAt: s.ReceivedAt}, true
 		})
 }
@@ -116,12 +120,12 @@ func waitForLinkSpec(ib *inboxes) *spec {
 		"Wait until a message with an action link (verify, confirm, sign in, reset password) reaches a test inbox and return the link. The link is never fetched: open it yourself.",
 		mcp.WithOutputSchema[WaitLinkResult](), nil,
 		func(a waitArgs, m *imap.NewMail, validity uint32) (any, bool) {
-			view, _ := extractView(m.Raw)
+			view, hdr := extractView(m.Raw)
 			links := extract.Links(view)
 			if len(links) == 0 {
 				return nil, false
 			}
-			s := inboxMessage(validity, m.UID, m.InternalDate, m.Raw)
+			s := inboxHead(validity, m.UID, m.InternalDate, hdr)
 			out := &WaitLinkResult{Link: links[0].URL, Subject: s.Subject, From: s.From, ID: s.ID, ReceivedAt: s.ReceivedAt}
 			for _, l := range links {
 				out.Links = append(out.Links, l.URL)
