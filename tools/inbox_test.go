@@ -140,6 +140,28 @@ func TestInboxLifecycle(t *testing.T) {
 	e.wantError(t, "list_messages", map[string]any{"inbox_id": "someone@else.example"}, tools.CodeInvalidArgument)
 }
 
+// TestWaitForEmailFilters: wait_for_email skips the messages its subject
+// and sender filters refuse and returns the first one they accept, with its
+// code and link.
+func TestWaitForEmailFilters(t *testing.T) {
+	e := newInboxEnv(t)
+	in := e.create(t, "filters")
+	since := e.nextSince(t, in.InboxID)
+	e.deliver(t, in.Address, "Newsletter", "Nothing to see: 111111")
+	e.deliver(t, in.Address, "Welcome aboard", "Your code is 424242. Confirm: https://shop.example/verify?token=xyz")
+	var got tools.WaitEmailResult
+	e.call(t, "wait_for_email", map[string]any{"inbox_id": in.InboxID, "since": since, "subject_contains": "welcome",
+		"sender": "shop.example", "timeout": 5}, &got)
+	if got.Subject != "Welcome aboard" || got.OTP == nil || *got.OTP != "424242" || got.MagicLink == nil ||
+		!strings.Contains(*got.MagicLink, "token=xyz") || !strings.Contains(got.From, "no-reply@shop.example") {
+		t.Errorf("wait_for_email = %+v, want the welcome message with its code and link", got)
+	}
+	res := callTool(t, e.client, "wait_for_email", map[string]any{"inbox_id": in.InboxID, "since": since, "sender": "nobody@", "timeout": 0.3})
+	if !res.IsError || !strings.HasPrefix(res.Content[0].(mcp.TextContent).Text, "WAIT_TIMEOUT") {
+		t.Errorf("wait_for_email with a sender nobody matches = %v, want WAIT_TIMEOUT", res.Content)
+	}
+}
+
 // TestWaitSinceTimeBeyondAPage: a wait with a time as since finds a
 // matching message even when more than a search page (1,000) of mail came
 // after it: the cutoff is the lowest UID since that day, not the lowest of
