@@ -80,10 +80,19 @@ func readLiteral(lit goimap.LiteralReader) ([]byte, error) {
 		return nil, nil
 	}
 	b, err := io.ReadAll(lit)
-	if err == nil && int64(len(b)) != lit.Size() {
-		err = fmt.Errorf("literal of %d bytes ended after %d: %w", lit.Size(), len(b), io.ErrUnexpectedEOF)
+	if err == nil {
+		err = shortLiteral(lit.Size(), int64(len(b)))
 	}
 	return b, err
+}
+
+// shortLiteral is the error of a literal of size bytes that ended after n
+// (go-imap's reader ends it early when the connection closes), or nil.
+func shortLiteral(size, n int64) error {
+	if n == size {
+		return nil
+	}
+	return fmt.Errorf("literal of %d bytes ended after %d: %w", size, n, io.ErrUnexpectedEOF)
 }
 
 // abandon closes a connection whose FETCH answer cannot be read to its

@@ -107,8 +107,8 @@ func streamSection(cn *conn, uid uint32, path []int, w io.Writer) (int64, error)
 			found = true
 			if bs.Literal != nil {
 				n, err = io.Copy(sink, bs.Literal)
-				if sink.err == nil && err == nil && n != bs.Literal.Size() {
-					err = fmt.Errorf("literal of %d bytes ended after %d: %w", bs.Literal.Size(), n, io.ErrUnexpectedEOF)
+				if sink.err == nil && err == nil {
+					err = shortLiteral(bs.Literal.Size(), n)
 				}
 				if sink.err == nil && err != nil {
 					cn.abandon() // the literal must not be read again: see collect
