@@ -2,6 +2,7 @@ package tools_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"strings"
@@ -230,6 +231,9 @@ func TestWaitPushedAndProgress(t *testing.T) {
 	for i := 0; i < 100 && notes.Load() == 0; i++ {
 		time.Sleep(50 * time.Millisecond)
 	}
+	if notes.Load() == 0 { // the wait must be blocked before the mail comes: pushed, not found at the start
+		t.Fatal("no progress notification within 5 s: the wait is not blocked")
+	}
 	e.deliver(t, in.Address, "Sign in to Shop", `Click to sign in: https://shop.example/magic?token=zz9 or unsubscribe at https://shop.example/unsubscribe`)
 	select {
 	case res := <-done:
@@ -250,20 +254,34 @@ func TestWaitCancelled(t *testing.T) {
 	e := newInboxEnv(t)
 	in := e.create(t, "cancel")
 	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
+	type answer struct {
+		res *mcp.CallToolResult
+		err error
+	}
+	done := make(chan answer, 1)
 	go func() {
 		req := mcp.CallToolRequest{}
 		req.Params.Name = "wait_for_email"
 		req.Params.Arguments = map[string]any{"inbox_id": in.InboxID, "timeout": 25}
-		_, err := e.client.CallTool(ctx, req)
-		done <- err
+		res, err := e.client.CallTool(ctx, req)
+		done <- answer{res, err}
 	}()
 	for i := 0; i < 200 && e.mail.WatchStats().Subscribers == 0; i++ {
 		time.Sleep(20 * time.Millisecond)
 	}
+	if e.mail.WatchStats().Subscribers == 0 {
+		cancel()
+		t.Fatal("the wait never subscribed: nothing to cancel")
+	}
 	cancel()
 	select {
-	case <-done:
+	case a := <-done:
+		// The in-process client returns the server's answer: CANCELLED.
+		cancelled := errors.Is(a.err, context.Canceled) ||
+			a.err == nil && a.res.IsError && strings.HasPrefix(a.res.Content[0].(mcp.TextContent).Text, "CANCELLED")
+		if !cancelled {
+			t.Errorf("cancelled wait_for_email = %+v, %v; want CANCELLED or context.Canceled", a.res, a.err)
+		}
 	case <-time.After(10 * time.Second):
 		t.Fatal("a cancelled wait did not return")
 	}

@@ -62,7 +62,12 @@ func TestEcho(t *testing.T) {
 		t.Errorf("echo structuredContent = %d bytes of filler, %v; want about 3000", len(doc["filler"]), err)
 	}
 	cancel()
-	o := <-done
+	var o outcome
+	select {
+	case o = <-done:
+	case <-time.After(30 * time.Second):
+		t.Fatal("the server did not stop after cancel")
+	}
 	if o.err != nil || o.r.Requests != 23 {
 		t.Errorf("runEcho() = %+v, %v; want 23 requests answered (20 + 2 warm-up + 1)", o.r, o.err)
 	}

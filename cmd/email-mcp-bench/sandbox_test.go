@@ -194,7 +194,12 @@ func TestSink(t *testing.T) {
 	}
 	d.close()
 	cancel()
-	rep := <-done
+	var rep *SinkReport
+	select {
+	case rep = <-done:
+	case <-time.After(30 * time.Second):
+		t.Fatal("the server did not stop after cancel")
+	}
 	if rep == nil || rep.Messages != 1 || rep.Bytes < int64(len(msg)) {
 		t.Errorf("runSink() = %+v, want 1 message of at least %d bytes", rep, len(msg))
 	}

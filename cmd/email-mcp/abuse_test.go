@@ -59,7 +59,6 @@ func TestHTTPAbuse(t *testing.T) {
 	t.Setenv("RATE_LIMIT_PER_MINUTE", "0")
 	s := startServe(t)
 	const wrongKey = "wrong-key-abcdefghijklmnop"
-	rpc := func(body string) string { return body }
 	tests := []struct {
 		name, method, path, body string
 		hdr                      map[string]string
@@ -76,7 +75,7 @@ func TestHTTPAbuse(t *testing.T) {
 		{"oversized body", "POST", "/mcp", strings.Repeat(" ", 5<<20), keyed, 413, "REQUEST_TOO_LARGE"},
 		{"malformed JSON-RPC", "POST", "/mcp", `{"jsonrpc":"2.0",`, keyed, 400, "-32700"},
 		{"deeply nested JSON", "POST", "/mcp", strings.Repeat("[", 100000), keyed, 400, "-32700"},
-		{"unknown method", "POST", "/mcp", rpc(`{"jsonrpc":"2.0","id":1,"method":"mail/exfiltrate"}`), keyed, 200, "-32601"},
+		{"unknown method", "POST", "/mcp", `{"jsonrpc":"2.0","id":1,"method":"mail/exfiltrate"}`, keyed, 200, "-32601"},
 		{"unknown tool", "POST", "/mcp/call", `{"method":"tools/call","params":{"name":"rm_rf","arguments":{}}}`, keyed, 400, "rm_rf"},
 		{"huge argument", "POST", "/mcp/call", `{"method":"tools/call","params":{"name":"search_emails","arguments":{"text":"` +
 			strings.Repeat("a", 3<<20) + `"}}}`, keyed, 200, "is too long (3145728 bytes; at most 1024)"},
@@ -123,7 +122,9 @@ func sameHeaders(a, b http.Header) bool {
 // after the header timeout, and others are served meanwhile.
 func TestSlowLoris(t *testing.T) {
 	old := readHeaderTimeout
-	readHeaderTimeout = 300 * time.Millisecond
+	// Long enough that the slow clients still hang while /health is asked
+	// on a loaded machine, short enough for a test.
+	readHeaderTimeout = 2 * time.Second
 	t.Cleanup(func() { readHeaderTimeout = old })
 	s := startServe(t)
 	conns := make([]net.Conn, 20)
