@@ -1,7 +1,6 @@
 package imap_test
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -22,25 +21,6 @@ import (
 // from the capabilities and cuts the connection once, where the hook says.
 // In-process and, with EMAIL_MCP_TEST_DOVECOT=1, on Dovecot.
 
-// hideMove removes MOVE from the server's capability lines.
-func hideMove(line []byte) []byte {
-	if bytes.Contains(line, []byte("CAPABILITY ")) {
-		return bytes.ReplaceAll(line, []byte(" MOVE"), nil)
-	}
-	return line
-}
-
-// cutOnce returns a hook that cuts the first chunk in dir containing
-// marker, and only that one.
-func cutOnce(dir faultproxy.Direction, marker string, fired *atomic.Bool) faultproxy.Hook {
-	return func(d faultproxy.Direction, chunk []byte) faultproxy.Verdict {
-		if d == dir && bytes.Contains(chunk, []byte(marker)) && fired.CompareAndSwap(false, true) {
-			return faultproxy.Cut
-		}
-		return faultproxy.Forward
-	}
-}
-
 func TestFaultMoveInterrupted(t *testing.T) {
 	tests := []struct {
 		name   string
@@ -58,7 +38,7 @@ func TestFaultMoveInterrupted(t *testing.T) {
 	from, to := acct.Folder("cut-from"), acct.Folder("cut-to")
 	acct.CreateFolder(t, from)
 	acct.CreateFolder(t, to)
-	p := faultproxy.Start(t, faultproxy.Options{Target: acct.Addr(), RewriteDownstream: hideMove})
+	p := faultproxy.Start(t, faultproxy.Options{Target: acct.Addr(), RewriteDownstream: faultproxy.HideMove})
 	// A Client per case: a pooled connection that kept the source folder
 	// selected would not see the message the case appends until its next
 	// command on Dovecot (a separate finding, not what this test is about).
@@ -74,7 +54,7 @@ func TestFaultMoveInterrupted(t *testing.T) {
 			id := fmt.Sprintf("cut-%d@example.test", i)
 			uid := acct.Append(t, from, fmt.Appendf(nil, "From: a@example.test\r\nSubject: cut %d\r\nMessage-ID: <%s>\r\n\r\nBody\r\n", i, id))
 			var fired atomic.Bool
-			p.SetHook(cutOnce(tt.dir, tt.marker, &fired))
+			p.SetHook(faultproxy.CutOnce(tt.dir, tt.marker, &fired))
 			defer p.SetHook(nil)
 			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 			defer cancel()
@@ -100,7 +80,7 @@ func TestFaultMoveInterrupted(t *testing.T) {
 		c := newClient(t)
 		uid := acct.Append(t, from, []byte("From: a@example.test\r\nSubject: gone\r\nMessage-ID: <gone@example.test>\r\n\r\nBody\r\n"))
 		var fired atomic.Bool
-		cut := cutOnce(faultproxy.Downstream, "[COPYUID ", &fired)
+		cut := faultproxy.CutOnce(faultproxy.Downstream, "[COPYUID ", &fired)
 		p.SetHook(func(d faultproxy.Direction, chunk []byte) faultproxy.Verdict {
 			v := cut(d, chunk)
 			if v == faultproxy.Cut {

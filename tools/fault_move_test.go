@@ -35,14 +35,6 @@ const (
 	locateAttempts = 50
 )
 
-// hideMove removes MOVE from the server's capability lines.
-func hideMove(line []byte) []byte {
-	if bytes.Contains(line, []byte("CAPABILITY ")) {
-		return bytes.ReplaceAll(line, []byte(" MOVE"), nil)
-	}
-	return line
-}
-
 // place is where a worker believes a message is; uid 0: not known.
 type place struct {
 	folder string
@@ -65,7 +57,7 @@ func TestFaultMoveNoLoss(t *testing.T) {
 		wantMove bool // UID MOVE on the wire, else UID COPY
 	}{
 		{"MOVE", nil, true},
-		{"COPY and EXPUNGE", hideMove, false},
+		{"COPY and EXPUNGE", faultproxy.HideMove, false},
 	}
 	for i, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
