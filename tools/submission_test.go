@@ -95,13 +95,11 @@ func deliverLMTP(addr, from, user string, raw []byte) error {
 	return c.SendMail(from, []string{user}, bytes.NewReader(raw))
 }
 
-// TestSubmissionRoundTrip sends through a submission server that needs AUTH
-// into the account's real mailbox (Dovecot's LMTP on the tier), then reads
-// the mail back with read_email: the headers are the ones sent.
-func TestSubmissionRoundTrip(t *testing.T) {
-	acct := mailtest.NewAccount(t)
-	rl := &relay{t: t, acct: acct}
-	srv := gosmtp.NewServer(rl)
+// relayClients serves be as the submission server on loopback and returns
+// an IMAP client of acct and a sender that submits through be with AUTH.
+func relayClients(t *testing.T, acct *mailtest.Account, be gosmtp.Backend) (*imap.Client, *smtp.Sender) {
+	t.Helper()
+	srv := gosmtp.NewServer(be)
 	srv.Domain, srv.AllowInsecureAuth = "localhost", true
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -113,6 +111,16 @@ func TestSubmissionRoundTrip(t *testing.T) {
 	mail := imap.New(imap.Options{Host: acct.Host, Port: acct.Port, Username: acct.Username, Password: acct.Password, Security: imap.SecurityPlain})
 	t.Cleanup(func() { _ = mail.Close() })
 	sender := smtp.New(smtp.Options{Host: shost, Port: sport, Username: acct.Username, Password: acct.Password, Security: smtp.SecurityPlain})
+	return mail, sender
+}
+
+// TestSubmissionRoundTrip sends through a submission server that needs AUTH
+// into the account's real mailbox (Dovecot's LMTP on the tier), then reads
+// the mail back with read_email: the headers are the ones sent.
+func TestSubmissionRoundTrip(t *testing.T) {
+	acct := mailtest.NewAccount(t)
+	rl := &relay{t: t, acct: acct}
+	mail, sender := relayClients(t, acct, rl)
 	ts, err := tools.New(tools.Deps{Mail: mail, Sent: mail, Sender: sender,
 		Send: tools.SendOptions{From: acct.Username, FromName: "Round Trip", SaveSent: "true"}}, tools.Options{Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {
@@ -189,18 +197,7 @@ func (s *gmailSession) Data(r io.Reader) error {
 func TestSentCopySkippedWhenServerFiledIt(t *testing.T) {
 	acct := mailtest.NewAccount(t)
 	g := &gmailLike{relay{t: t, acct: acct}}
-	srv := gosmtp.NewServer(g)
-	srv.Domain, srv.AllowInsecureAuth = "localhost", true
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	go func() { _ = srv.Serve(ln) }()
-	t.Cleanup(func() { _ = srv.Close() })
-	shost, sport := splitAddr(t, ln.Addr().String())
-	mail := imap.New(imap.Options{Host: acct.Host, Port: acct.Port, Username: acct.Username, Password: acct.Password, Security: imap.SecurityPlain})
-	t.Cleanup(func() { _ = mail.Close() })
-	sender := smtp.New(smtp.Options{Host: shost, Port: sport, Username: acct.Username, Password: acct.Password, Security: smtp.SecurityPlain})
+	mail, sender := relayClients(t, acct, g)
 	for _, tc := range []struct {
 		sentFolder, want string
 		copies           int
