@@ -33,9 +33,11 @@ var reservedNames = map[string]bool{
 // most 255 bytes with its extension kept. A name that ends up empty becomes
 // "attachment.bin".
 func SanitizeFilename(name string) string {
-	name = norm.NFC.String(strings.ToValidUTF8(name, "_"))
-	name = lastElement(strings.ReplaceAll(name, `\`, "/"))
-	name = strings.Map(mapRune, name)
+	name = lastElement(strings.ReplaceAll(strings.ToValidUTF8(name, "_"), `\`, "/"))
+	// NFC comes after the characters are dropped (a dropped NUL between a
+	// letter and a combining mark lets them compose) and before the trim
+	// (NFC maps U+2000 to U+2002, both spaces).
+	name = norm.NFC.String(strings.Map(mapRune, name))
 	name = strings.TrimFunc(name, isSpaceOrDot)
 	if name == "" {
 		return fallbackName

@@ -7,12 +7,16 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"golang.org/x/text/unicode/norm"
+
 	"github.com/email-mcp/email-mcp/attachments"
 )
 
 func TestSanitizeFilename(t *testing.T) {
 	tests := []struct{ in, want string }{
 		{"report.pdf", "report.pdf"},
+		{"A\x00\u0311.txt", "\u0202.txt"}, // composed once the NUL is gone
+		{"\u2000x\u2001", "x"},            // NFC maps U+2001 to U+2003: still trimmed
 		{"../../etc/passwd", "passwd"},
 		{`C:\Users\x\evil.exe`, "evil.exe"},
 		{`..\..\windows\system32\config`, "config"},
@@ -89,6 +93,8 @@ func badName(s string) string {
 		return "longer than 255 bytes"
 	case !utf8.ValidString(s):
 		return "invalid UTF-8"
+	case !norm.NFC.IsNormalString(s):
+		return "not in NFC"
 	case strings.ContainsAny(s, `/\`):
 		return "holds a separator"
 	case strings.HasPrefix(s, "."):
