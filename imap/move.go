@@ -3,6 +3,7 @@ package imap
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	goimap "github.com/emersion/go-imap/v2"
 )
@@ -107,20 +108,19 @@ func copyExpunge(cn *conn, mv *copyMove) (uint32, error) {
 		return 0, fmt.Errorf("uid copy: %w", err)
 	}
 	mv.state, mv.newUID = copyDone, destUID(cd.SourceUIDs, cd.DestUIDs, mv.uid)
-	if err := removeOriginal(cn, mv.uid); err != nil {
+	if err := removeOriginal(cn, goimap.UIDSetNum(goimap.UID(mv.uid))); err != nil {
 		return 0, fmt.Errorf("copied, but removing the original failed: %w", err)
 	}
 	return mv.newUID, nil
 }
 
-// removeOriginal marks uid \Deleted and expunges it alone (UIDPLUS); a
-// UID that is gone already is no error. The UID EXPUNGE waits for the
+// removeOriginal marks the UIDs of set \Deleted and expunges them alone
+// (UIDPLUS); a UID that is gone already is no error. The UID EXPUNGE waits for the
 // STORE's answer: Dovecot 2.3 may run two pipelined UID commands in
 // parallel, and an EXPUNGE that overtakes the STORE finds nothing to
 // expunge and still answers OK, which left the message in both folders
 // (seen with 8 concurrent moves: a few in a thousand).
-func removeOriginal(cn *conn, uid uint32) error {
-	set := goimap.UIDSetNum(goimap.UID(uid))
+func removeOriginal(cn *conn, set goimap.UIDSet) error {
 	store := &goimap.StoreFlags{Op: goimap.StoreFlagsAdd, Silent: true, Flags: []goimap.Flag{goimap.FlagDeleted}}
 	if err := cn.ic.Store(set, store, nil).Close(); err != nil {
 		return fmt.Errorf("uid store: %w", err)
@@ -149,4 +149,94 @@ func destUID(src, dst goimap.NumSet, uid uint32) uint32 {
 		}
 	}
 	return 0
+}
+
+// maxMoveMany bounds the UIDs of one MoveMany (one command line).
+const maxMoveMany = 1000
+
+// MoveMany moves the messages uids from folder from to folder to in one
+// command and returns how many moved: the source UIDs of COPYUID, or the
+// UIDs asked for when the server names none. UIDs that are not (or no
+// longer) in from are skipped, not an error: MoveMany is for emptying a
+// folder of what a search found (delete_inbox), where a message expunged
+// meanwhile is already where the caller wanted it gone from.
+//
+// It uses UID MOVE when the server has MOVE, else UID COPY, UID STORE
+// +FLAGS.SILENT (\Deleted) and UID EXPUNGE of those UIDs alone (UIDPLUS);
+// without either it refuses with ErrUnsupported, like Move. Unlike Move it
+// does not repair an interrupted batch: a connection that breaks after the
+// command went out may leave some messages in both folders. Nothing is
+// lost, and calling MoveMany again for what is still in from finishes the
+// job (with a second copy in the target of what was copied twice), so it
+// suits a target like Trash; a single message that must not be duplicated
+// goes through Move.
+func (c *Client) MoveMany(ctx context.Context, from string, uids []uint32, to string) (int, error) {
+	op := fmt.Sprintf("move %d messages from %q to %q", len(uids), from, to)
+	err := checkFolder(from)
+	switch {
+	case err != nil:
+	case len(uids) == 0:
+		err = fmt.Errorf("no UID: %w", ErrInvalid)
+	case len(uids) > maxMoveMany:
+		err = fmt.Errorf("more than %d UIDs: %w", maxMoveMany, ErrInvalid)
+	case slices.Contains(uids, 0):
+		err = fmt.Errorf("UID 0: %w", ErrInvalid)
+	default:
+		err = checkFolder(to)
+	}
+	if err == nil && canonicalFolder(from) == canonicalFolder(to) {
+		err = fmt.Errorf("source and target are the same folder: %w", ErrInvalid)
+	}
+	if err != nil {
+		return 0, fmt.Errorf("%s: %w", op, err)
+	}
+	moved := 0
+	err = c.do(ctx, op, func(cn *conn) error {
+		useMove := cn.caps.Has(goimap.CapMove)
+		if !useMove && !cn.caps.Has(goimap.CapUIDPlus) {
+			return fmt.Errorf("%w: the server has neither MOVE nor UIDPLUS, and a plain EXPUNGE could remove other messages", ErrUnsupported)
+		}
+		// UIDs newer than a kept view would be skipped: sync it first.
+		if _, err := cn.selectCurrent(from, true); err != nil {
+			return err
+		}
+		set := uidSet(uids)
+		if useMove {
+			md, err := cn.ic.Move(set, canonicalFolder(to)).Wait()
+			if err != nil {
+				return fmt.Errorf("uid move: %w", err)
+			}
+			moved = countMoved(md.SourceUIDs, len(uids))
+			return nil
+		}
+		cd, err := cn.ic.Copy(set, canonicalFolder(to)).Wait()
+		if err != nil {
+			return fmt.Errorf("uid copy: %w", err)
+		}
+		moved = countMoved(cd.SourceUIDs, len(uids))
+		if err := removeOriginal(cn, set); err != nil {
+			return fmt.Errorf("copied, but removing the originals failed (they are in both folders; moving them again finishes the job): %w", err)
+		}
+		return nil
+	})
+	if err != nil {
+		return 0, err
+	}
+	return moved, nil
+}
+
+// countMoved is the number of UIDs in a COPYUID source set, or asked when
+// the server sent no COPYUID. A server that moved nothing (every UID was
+// gone) sends no COPYUID either; asked is then an overcount, which only
+// a concurrent expunge can cause.
+func countMoved(src goimap.NumSet, asked int) int {
+	s, ok := src.(goimap.UIDSet)
+	if !ok || len(s) == 0 {
+		return asked
+	}
+	nums, ok := s.Nums()
+	if !ok {
+		return asked
+	}
+	return len(nums)
 }

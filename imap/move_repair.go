@@ -240,7 +240,7 @@ func (mv *copyMove) finish(cn *conn) (newUID uint32, copied bool, err error) {
 		return 0, false, err
 	}
 	if sel.uidValidity == mv.validity { // else the folder was recreated: its UIDs are other messages
-		if err := removeOriginal(cn, mv.uid); err != nil {
+		if err := removeOriginal(cn, goimap.UIDSetNum(goimap.UID(mv.uid))); err != nil {
 			return 0, false, fmt.Errorf("removing the original: %w", err)
 		}
 	}
