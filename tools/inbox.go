@@ -25,6 +25,7 @@ type InboxStore interface {
 	FindSpecialUse(ctx context.Context, use string) (string, error)
 	UIDNext(ctx context.Context, folder string) (uidValidity, uidNext uint32, err error)
 	FetchMessages(ctx context.Context, folder string, uids []uint32, prefixBytes int64) ([]*imap.Message, error)
+	MoveMany(ctx context.Context, from string, uids []uint32, to string) (int, error)
 	CountMatches(ctx context.Context, folder string, crits []imap.SearchCriteria) ([]imap.MatchCount, error)
 	Subscribe(ctx context.Context, folder string, afterUID uint32) (*imap.Subscription, error)
 }

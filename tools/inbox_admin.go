@@ -132,7 +132,10 @@ func (ib *inboxes) delete(ctx context.Context, addr string) (*DeleteInboxResult,
 	return out, nil
 }
 
-// moveAll moves every message to addr in folder to trash, page by page.
+// moveAll moves every message to addr in folder to trash, a page (one
+// MOVE) at a time. A batch cut off may leave copies in both folders
+// (imap.Client.MoveMany): the error says so, and delete_inbox again moves
+// what is left, at worst with a second copy in Trash.
 func (ib *inboxes) moveAll(ctx context.Context, folder, addr, trash string) (int, error) {
 	moved := 0
 	for range 1000 { // bounded: 1000 pages of 200
@@ -140,12 +143,23 @@ func (ib *inboxes) moveAll(ctx context.Context, folder, addr, trash string) (int
 		if err != nil {
 			return moved, folderError(err, folder)
 		}
-		for _, m := range res.Messages {
-			if _, err := ib.store.Move(ctx, folder, m.UID, trash); err != nil {
-				return moved, folderError(err, folder)
-			}
-			moved++
+		if len(res.Messages) == 0 {
+			return moved, nil
 		}
+		uids := make([]uint32, len(res.Messages))
+		for i, m := range res.Messages {
+			uids[i] = m.UID
+		}
+		n, err := ib.store.MoveMany(ctx, folder, uids, trash)
+		switch {
+		case errors.Is(err, imap.ErrFolderNotFound): // the source was just searched: the target is missing
+			return moved, &Error{Code: CodeFolderNotFound, Message: fmt.Sprintf("the trash folder %q does not exist: create it, or mark a folder \\Trash", trash), Cause: err}
+		case errors.Is(err, imap.ErrUnsupported):
+			return moved, &Error{Code: CodeInternal, Message: "this server supports neither MOVE nor UIDPLUS, so messages cannot be moved safely", Cause: err}
+		case err != nil:
+			return moved, folderError(err, folder)
+		}
+		moved += n
 		if res.NextBeforeUID == 0 {
 			return moved, nil
 		}

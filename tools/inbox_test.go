@@ -342,3 +342,37 @@ func TestSendTestCode(t *testing.T) {
 	}
 	e.wantError(t, "send_test_code", map[string]any{"inbox_id": in.InboxID}, tools.CodeRateLimited)
 }
+
+// TestDeleteInboxPages: delete_inbox moves an inbox of more than one page
+// (200) to Trash, a MOVE per page, and leaves other inboxes' mail alone.
+func TestDeleteInboxPages(t *testing.T) {
+	e := newInboxEnv(t)
+	in, other := e.create(t, "big"), e.create(t, "kept")
+	const n = 205
+	for i := range n {
+		e.deliver(t, in.Address, fmt.Sprintf("mail %d", i), "hello")
+	}
+	e.deliver(t, other.Address, "other", "hello")
+	before, err := e.mail.Search(context.Background(), "Trash", imap.SearchCriteria{}, imap.PageRequest{Limit: 1, UIDsOnly: true})
+	if err != nil && !errors.Is(err, imap.ErrFolderNotFound) {
+		t.Fatal(err)
+	}
+	var del tools.DeleteInboxResult
+	e.call(t, "delete_inbox", map[string]any{"inbox_id": in.InboxID}, &del)
+	if del.Deleted != n {
+		t.Errorf("delete_inbox = %+v, want %d moved", del, n)
+	}
+	after, err := e.mail.Search(context.Background(), del.Trash, imap.SearchCriteria{}, imap.PageRequest{Limit: 1, UIDsOnly: true})
+	was := 0
+	if before != nil {
+		was = before.Total
+	}
+	if err != nil || after.Total-was < n {
+		t.Errorf("%s holds %v more messages (%v), want at least %d", del.Trash, after, err, n)
+	}
+	var list tools.ListMessagesResult
+	e.call(t, "list_messages", map[string]any{"inbox_id": other.InboxID}, &list)
+	if list.Total != 1 {
+		t.Errorf("the other inbox has %d messages after the delete, want 1", list.Total)
+	}
+}
