@@ -376,3 +376,28 @@ func TestDeleteInboxPages(t *testing.T) {
 		t.Errorf("the other inbox has %d messages after the delete, want 1", list.Total)
 	}
 }
+
+// TestDeleteInboxNoTrash: without a trash folder delete_inbox says that the
+// trash is missing (not the inbox's folder) and moves nothing. In-process
+// only: the Dovecot tier shares its Trash between tests.
+func TestDeleteInboxNoTrash(t *testing.T) {
+	if mailtest.Dovecot() {
+		t.Log("in-process only: deleting Trash on the shared Dovecot account would disturb other tests")
+		return
+	}
+	e := newInboxEnv(t)
+	in := e.create(t, "no-trash")
+	e.deliver(t, in.Address, "kept", "hello")
+	if err := e.acct.Client(t).Delete("Trash").Wait(); err != nil {
+		t.Fatal(err)
+	}
+	msg := e.wantError(t, "delete_inbox", map[string]any{"inbox_id": in.InboxID}, tools.CodeFolderNotFound)
+	if !strings.Contains(msg, `trash folder "Trash"`) {
+		t.Errorf("delete_inbox error = %q, want it to name the missing trash folder", msg)
+	}
+	var list tools.ListMessagesResult
+	e.call(t, "list_messages", map[string]any{"inbox_id": in.InboxID}, &list)
+	if list.Total != 1 {
+		t.Errorf("after the failed delete the inbox has %d messages, want 1", list.Total)
+	}
+}
