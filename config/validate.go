@@ -107,9 +107,9 @@ func hostReason(h, portName string) string {
 	return ""
 }
 
-// validHostName accepts letters, digits, '-', '_' and dots, up to 253 bytes.
+// validHostName accepts letters, digits, '-', '_' and dots, 1 to 253 bytes.
 func validHostName(h string) bool {
-	if len(h) > 253 || strings.HasPrefix(h, ".") || strings.Contains(h, "..") {
+	if h == "" || len(h) > 253 || strings.HasPrefix(h, ".") || strings.Contains(h, "..") {
 		return false
 	}
 	for _, r := range h {
@@ -297,12 +297,14 @@ func isLoopback(host string) bool {
 func (ld *loader) allowedHosts(list []string) {
 	const name = "MCP_ALLOWED_HOSTS"
 	for i, h := range list {
-		l := strings.TrimSuffix(lower(h), ".")
-		if l != "*" && !validHostName(strings.TrimPrefix(l, "*.")) || strings.Contains(l, ":") {
+		// The trailing dot of a fully qualified name goes after the check:
+		// "*." is no "*" (which turns the Host check off), "." no name.
+		l := lower(h)
+		if l != "*" && !validHostName(strings.TrimSuffix(strings.TrimPrefix(l, "*."), ".")) {
 			ld.fail(name, h, "each entry must be a host name without port (mcp.example.com), *.example.com or *")
 			continue
 		}
-		list[i] = l
+		list[i] = strings.TrimSuffix(l, ".")
 	}
 }
 
