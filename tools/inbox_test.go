@@ -182,6 +182,25 @@ func TestWaitSinceTimeBeyondAPage(t *testing.T) {
 	}
 }
 
+// TestWaitSinceTimeWestOfUTC: a message that arrived after since, stamped
+// by a server west of UTC, has an internal date on the day before since's
+// UTC date (SEARCH SINCE compares dates in the message's own zone). The
+// wait must still find it.
+func TestWaitSinceTimeWestOfUTC(t *testing.T) {
+	e := newInboxEnv(t)
+	in := e.create(t, "west")
+	day := time.Now().UTC().Truncate(24 * time.Hour).Add(-24 * time.Hour)
+	since := day.Add(time.Hour)                                             // 01:00Z
+	arrived := day.Add(90 * time.Minute).In(time.FixedZone("PST", -8*3600)) // 17:30 the day before, -0800
+	raw := fmt.Sprintf("From: Shop <no-reply@shop.example>\r\nTo: %s\r\nSubject: Your code\r\n\r\nUse 271828 to sign in.\r\n", in.Address)
+	e.acct.AppendAt(t, "INBOX", []byte(raw), arrived)
+	var got tools.WaitOTPResult
+	e.call(t, "wait_for_otp", map[string]any{"inbox_id": in.InboxID, "since": since.Format(time.RFC3339), "timeout": 2}, &got)
+	if got.OTP != "271828" {
+		t.Errorf("wait_for_otp(since %s) = %+v, want the code that arrived at %s", since.Format(time.RFC3339), got, arrived.Format(time.RFC3339))
+	}
+}
+
 // TestWaitRetryLosesNothing is the race of issue 5: a message that lands
 // between a timed-out wait and its retry (with next_since) is returned by
 // the retry.

@@ -56,9 +56,12 @@ func (ib *inboxes) pinCutoff(ctx context.Context, since string) (cutoff, error) 
 		return cutoff{}, err
 	}
 	// Every message of the folder from that day on is a candidate; the
-	// arrival time decides.
-	// Only the lowest matching UID matters: UID SEARCH RETURN (MIN).
-	counts, err := ib.store.CountMatches(ctx, ib.opts.Folder, []imap.SearchCriteria{{Since: t.Truncate(24 * time.Hour)}})
+	// arrival time decides. SEARCH SINCE compares the date of each
+	// INTERNALDATE in its own zone: a server west of UTC dates a message
+	// that arrived at 01:30Z the day before. The UTC day of t - 14 h covers
+	// every zone (the westernmost is UTC-12). Only the lowest matching UID matters:
+	// UID SEARCH RETURN (MIN).
+	counts, err := ib.store.CountMatches(ctx, ib.opts.Folder, []imap.SearchCriteria{{Since: t.UTC().Add(-maxZoneOffset)}})
 	if err != nil {
 		return cutoff{}, folderError(err, ib.opts.Folder)
 	}
@@ -68,6 +71,9 @@ func (ib *inboxes) pinCutoff(ctx context.Context, since string) (cutoff, error) 
 	}
 	return c, nil
 }
+
+// maxZoneOffset bounds the UTC offsets in use (UTC-12 to UTC+14).
+const maxZoneOffset = 14 * time.Hour
 
 // parseSinceID accepts msg_<uidvalidity>_<uid>, uid 0 included (a
 // next_since before any message).

@@ -124,8 +124,14 @@ func (a *Account) CreateFolder(t testing.TB, name string) {
 // internal date, and returns its UID.
 func (a *Account) Append(t testing.TB, folder string, raw []byte, flags ...string) uint32 {
 	t.Helper()
+	return a.AppendAt(t, folder, raw, time.Now(), flags...)
+}
+
+// AppendAt is Append with date as internal date, in date's zone.
+func (a *Account) AppendAt(t testing.TB, folder string, raw []byte, date time.Time, flags ...string) uint32 {
+	t.Helper()
 	folder = a.Folder(folder)
-	opts := &imap.AppendOptions{Time: time.Now()}
+	opts := &imap.AppendOptions{Time: date}
 	for _, f := range flags {
 		opts.Flags = append(opts.Flags, imap.Flag(f))
 	}
