@@ -130,3 +130,79 @@ func countID(t *testing.T, acct *mailtest.Account, folder, id string) int {
 	}
 	return n
 }
+
+// TestFaultMoveManyInterrupted: a batch move whose connection breaks loses
+// nothing. Each message is afterwards in the source, the target or both;
+// MoveMany again for what is left in the source empties it, and every
+// message is then in the target. With MOVE and without (COPY + EXPUNGE).
+// In-process and, with EMAIL_MCP_TEST_DOVECOT=1, on Dovecot.
+func TestFaultMoveManyInterrupted(t *testing.T) {
+	tests := []struct {
+		name   string
+		hide   bool // hide MOVE: the COPY path
+		dir    faultproxy.Direction
+		marker string
+	}{
+		{"MOVE sent, answer lost", false, faultproxy.Downstream, "[COPYUID "},
+		{"COPY sent, answer lost", true, faultproxy.Downstream, "[COPYUID "},
+		{"between COPY and EXPUNGE", true, faultproxy.Upstream, " UID EXPUNGE "},
+	}
+	faultproxy.CheckLeaks(t)
+	acct := mailtest.NewAccount(t)
+	for i, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			from, to := acct.Folder(fmt.Sprintf("many-cut-from-%d", i)), acct.Folder(fmt.Sprintf("many-cut-to-%d", i))
+			acct.CreateFolder(t, from)
+			acct.CreateFolder(t, to)
+			opts := faultproxy.Options{Target: acct.Addr()}
+			if tt.hide {
+				opts.RewriteDownstream = faultproxy.HideMove
+			}
+			p := faultproxy.Start(t, opts)
+			c := imap.New(imap.Options{Host: p.Host(), Port: p.Port(), Username: acct.Username, Password: acct.Password,
+				Security: imap.SecurityPlain, PoolSize: 2, DialTimeout: 2 * time.Second, CommandTimeout: 2 * time.Second})
+			t.Cleanup(func() { _ = c.Close() })
+			var uids []uint32
+			var ids []string
+			for j := range 5 {
+				id := fmt.Sprintf("many-cut-%d-%d@example.test", i, j)
+				ids = append(ids, id)
+				uids = append(uids, acct.Append(t, from, fmt.Appendf(nil, "From: a@example.test\r\nSubject: cut %d\r\nMessage-ID: <%s>\r\n\r\nBody\r\n", j, id)))
+			}
+			var fired atomic.Bool
+			p.SetHook(faultproxy.CutOnce(tt.dir, tt.marker, &fired))
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			defer cancel()
+			_, err := c.MoveMany(ctx, from, uids, to)
+			p.SetHook(nil)
+			if !fired.Load() {
+				t.Fatalf("the hook never saw %q: the test cut nothing", tt.marker)
+			}
+			if !errors.Is(err, imap.ErrConnection) {
+				t.Errorf("MoveMany() cut = %v, want ErrConnection", err)
+			}
+			var left []uint32
+			for j, id := range ids {
+				inFrom, inTo := countID(t, acct, from, id), countID(t, acct, to, id)
+				if inFrom+inTo == 0 {
+					t.Fatalf("message %s is in neither folder after the cut", id)
+				}
+				if inFrom > 0 {
+					left = append(left, uids[j])
+				}
+			}
+			if len(left) > 0 {
+				if _, err := c.MoveMany(ctx, from, left, to); err != nil {
+					t.Fatalf("MoveMany(what is left) = %v", err)
+				}
+			}
+			for _, id := range ids {
+				if inFrom, inTo := countID(t, acct, from, id), countID(t, acct, to, id); inFrom != 0 || inTo == 0 {
+					t.Errorf("after the second MoveMany, %s: %d in the source, %d in the target; want 0, at least 1", id, inFrom, inTo)
+				}
+			}
+			ps := p.Stats()
+			t.Logf("FAULTS: test=%s injected=%d (cuts=%d rejected=%d) calls=2 hung=0 lost=0", t.Name(), ps.Cuts+ps.Rejected, ps.Cuts, ps.Rejected)
+		})
+	}
+}
