@@ -57,7 +57,9 @@
 //
 // Envelope-To lists every envelope recipient, as Exim does, so a test inbox
 // that only got a Bcc can still be matched. The protocol is ESMTP, ESMTPS
-// (STARTTLS), ESMTPA or ESMTPSA (after AUTH); "for" appears with a single
+// (STARTTLS), ESMTPA or ESMTPSA (after AUTH), with UTF8SMTP in place of
+// ESMTP when MAIL FROM asked for SMTPUTF8 (RFC 6531, which the sandbox
+// offers, with 8BITMIME, as the big providers do); "for" appears with a single
 // recipient only. [Server.Deliver] stores a message the same way (with
 // "with local" and no Return-Path), without SMTP.
 //

@@ -237,6 +237,7 @@ func (s *Server) serveSMTP(tlsCfg *tls.Config) {
 	srv.Domain = s.opts.Domain
 	srv.TLSConfig = tlsCfg // STARTTLS
 	srv.AllowInsecureAuth = true
+	srv.EnableSMTPUTF8 = true // as the big providers: apps under test may use non-ASCII addresses
 	srv.MaxRecipients = smtpMaxRecipients
 	srv.MaxMessageBytes = s.opts.MaxMessageBytes
 	srv.ReadTimeout = smtpReadTimeout

@@ -32,6 +32,7 @@ type smtpSession struct {
 	srv    *Server
 	conn   *gosmtp.Conn
 	from   string
+	utf8   bool // MAIL FROM had SMTPUTF8
 	rcpts  []string
 	authed bool
 }
@@ -57,8 +58,9 @@ func (s *smtpSession) Auth(mech string) (sasl.Server, error) {
 }
 
 // Mail records the envelope sender.
-func (s *smtpSession) Mail(from string, _ *gosmtp.MailOptions) error {
+func (s *smtpSession) Mail(from string, opts *gosmtp.MailOptions) error {
 	s.from = from
+	s.utf8 = opts != nil && opts.UTF8
 	return nil
 }
 
@@ -91,6 +93,9 @@ func (s *smtpSession) Data(r io.Reader) error {
 // trace describes the transaction for the trace headers.
 func (s *smtpSession) trace() traceInfo {
 	proto := "ESMTP"
+	if s.utf8 {
+		proto = "UTF8SMTP" // RFC 6531 section 3.7.3
+	}
 	if _, ok := s.conn.TLSConnectionState(); ok {
 		proto += "S"
 	}
@@ -114,7 +119,7 @@ func (s *smtpSession) trace() traceInfo {
 
 // Reset ends the transaction.
 func (s *smtpSession) Reset() {
-	s.from = ""
+	s.from, s.utf8 = "", false
 	s.rcpts = nil
 }
 

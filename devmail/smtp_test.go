@@ -184,3 +184,48 @@ func TestDeliver(t *testing.T) {
 		t.Errorf("Deliver after Close = %v, want ErrClosed", err)
 	}
 }
+
+// TestSMTPUTF8: the sandbox takes internationalized mail (RFC 6531) as the
+// big providers do: an app under test may send from or to a non-ASCII
+// address, and a client must not use SMTPUTF8 unless it is offered.
+func TestSMTPUTF8(t *testing.T) {
+	s := startServer(t, devmail.Options{})
+	c, err := gosmtp.Dial(s.SMTPAddr())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if err := c.Hello("client.test"); err != nil {
+		t.Fatal(err)
+	}
+	if ok, _ := c.Extension("SMTPUTF8"); !ok {
+		t.Fatal("EHLO does not offer SMTPUTF8")
+	}
+	msg := "From: Jörg <jörg@bücher.example>\r\nTo: Zoë <zoë@example.test>\r\nSubject: Grüße\r\n\r\nCode 424242\r\n"
+	if err := c.Mail("jörg@bücher.example", &gosmtp.MailOptions{UTF8: true}); err != nil {
+		t.Fatalf("MAIL FROM with SMTPUTF8 = %v", err)
+	}
+	if err := c.Rcpt("zoë@example.test", nil); err != nil {
+		t.Fatalf("RCPT TO = %v", err)
+	}
+	w, err := c.Data()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.Write([]byte(msg)); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatalf("DATA = %v", err)
+	}
+	raw := fetchAll(t, dialIMAP(t, s, nil), "INBOX")[0].Raw
+	if got := header(raw, "Envelope-To"); got != "zoë@example.test" {
+		t.Errorf("Envelope-To = %q, want zoë@example.test", got)
+	}
+	if rcv := header(raw, "Received"); !strings.Contains(rcv, "with UTF8SMTP id") {
+		t.Errorf("Received = %q, want the protocol UTF8SMTP (RFC 6531 section 3.7.3)", rcv)
+	}
+	if !bytes.HasSuffix(raw, []byte(msg)) {
+		t.Errorf("stored message does not end with the sent one:\n%s", raw)
+	}
+}
