@@ -20,7 +20,7 @@
 // the same bytes every time it is called: send them, then APPEND the same
 // message to the Sent folder. Bcc recipients are never written; they are in
 // m.Envelope() only. ParseAddress and ParseAddressList read user input with
-// net/mail. ReplySubject, ReplyReferences, ReplyRecipients, Attribution and
+// net/mail. ReplySubject, ReplyThread, ReplyRecipients, Attribution and
 // QuoteBody build replies.
 //
 // # Sending

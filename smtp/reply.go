@@ -2,6 +2,7 @@ package smtp
 
 import (
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 )
@@ -28,24 +29,46 @@ func ReplySubject(s string) string {
 // "a@b,c@d").
 var idToken = regexp.MustCompile(`[^<>\s,]+`)
 
-// ReplyReferences gives the References of a reply: the original's
-// References followed by the original's Message-ID (the parent, always
-// last), without repeats, in order. Elements may hold several ids, with or
-// without <>; ids a message cannot carry (no "@", spaces) are dropped.
-func ReplyReferences(origRefs []string, origID string) []string {
+// ReplyThread gives the In-Reply-To and References of a reply (RFC 5322
+// section 3.6.4) from the original's References, In-Reply-To and
+// Message-ID. In-Reply-To is the original's Message-ID. References is the
+// original's References, or, when it has none, its In-Reply-To if that
+// names exactly one message, followed by the original's Message-ID (the
+// parent, always last), without repeats, in order. Elements may hold
+// several ids, with or without <>; ids a message cannot carry (no "@",
+// spaces) are dropped, the original's own included: a reply to a message
+// with such a Message-ID goes out unthreaded rather than refused.
+func ReplyThread(origRefs, origInReplyTo []string, origID string) (inReplyTo string, refs []string) {
 	parent := normalizeID(origID)
-	seen := map[string]bool{}
+	if !validMsgID(parent) {
+		parent = ""
+	}
+	chain := validIDs(origRefs)
+	if len(chain) == 0 {
+		if grand := validIDs(origInReplyTo); len(grand) == 1 {
+			chain = grand
+		}
+	}
+	for _, id := range chain {
+		if id != parent && !slices.Contains(refs, id) {
+			refs = append(refs, id)
+		}
+	}
+	if parent != "" {
+		refs = append(refs, parent)
+	}
+	return parent, refs
+}
+
+// validIDs lists the ids a message can carry found in list, in order.
+func validIDs(list []string) []string {
 	var out []string
-	for _, r := range origRefs {
+	for _, r := range list {
 		for _, id := range idToken.FindAllString(r, -1) {
-			if validMsgID(id) && !seen[id] && id != parent {
-				seen[id] = true
+			if validMsgID(id) {
 				out = append(out, id)
 			}
 		}
-	}
-	if validMsgID(parent) {
-		out = append(out, parent)
 	}
 	return out
 }

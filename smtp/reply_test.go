@@ -38,25 +38,33 @@ func TestReplySubject(t *testing.T) {
 	}
 }
 
-func TestReplyReferences(t *testing.T) {
+func TestReplyThread(t *testing.T) {
 	tests := []struct {
-		name string
-		refs []string
-		id   string
-		want []string
+		name      string
+		refs, irt []string
+		id        string
+		wantIRT   string
+		want      []string
 	}{
-		{"first reply", nil, "p@x", []string{"p@x"}},
-		{"chain kept", []string{"a@x", "b@x"}, "p@x", []string{"a@x", "b@x", "p@x"}},
-		{"brackets stripped", []string{"<a@x>", "<b@x>"}, "<p@x>", []string{"a@x", "b@x", "p@x"}},
-		{"one raw header value", []string{"<a@x> <b@x>\t<c@x>"}, "p@x", []string{"a@x", "b@x", "c@x", "p@x"}},
-		{"repeats dropped, order kept", []string{"a@x", "b@x", "a@x"}, "p@x", []string{"a@x", "b@x", "p@x"}},
-		{"parent moved last", []string{"p@x", "a@x"}, "p@x", []string{"a@x", "p@x"}},
-		{"invalid ids dropped", []string{"no-at-sign", "a@x", "<>"}, "p@x", []string{"a@x", "p@x"}},
-		{"no parent id", []string{"a@x"}, "", []string{"a@x"}},
+		{"first reply", nil, nil, "p@x", "p@x", []string{"p@x"}},
+		{"chain kept", []string{"a@x", "b@x"}, nil, "p@x", "p@x", []string{"a@x", "b@x", "p@x"}},
+		{"brackets stripped", []string{"<a@x>", "<b@x>"}, nil, "<p@x>", "p@x", []string{"a@x", "b@x", "p@x"}},
+		{"one raw header value", []string{"<a@x> <b@x>\t<c@x>"}, nil, "p@x", "p@x", []string{"a@x", "b@x", "c@x", "p@x"}},
+		{"repeats dropped, order kept", []string{"a@x", "b@x", "a@x"}, nil, "p@x", "p@x", []string{"a@x", "b@x", "p@x"}},
+		{"parent moved last", []string{"p@x", "a@x"}, nil, "p@x", "p@x", []string{"a@x", "p@x"}},
+		{"invalid ids dropped", []string{"no-at-sign", "a@x", "<>"}, nil, "p@x", "p@x", []string{"a@x", "p@x"}},
+		{"no parent id", []string{"a@x"}, nil, "", "", []string{"a@x"}},
+		// RFC 5322 3.6.4: no References, an In-Reply-To with one id.
+		{"grandparent from In-Reply-To", nil, []string{"g@x"}, "p@x", "p@x", []string{"g@x", "p@x"}},
+		{"In-Reply-To with two ids ignored", nil, []string{"g@x", "h@x"}, "p@x", "p@x", []string{"p@x"}},
+		{"References win over In-Reply-To", []string{"a@x"}, []string{"g@x"}, "p@x", "p@x", []string{"a@x", "p@x"}},
+		// A Message-ID no message can carry is left out: the reply is sent unthreaded.
+		{"parent id without @", []string{"a@x"}, nil, "<20240319.4711.mailer>", "", []string{"a@x"}},
 	}
 	for _, tt := range tests {
-		if got := smtp.ReplyReferences(tt.refs, tt.id); !slices.Equal(got, tt.want) {
-			t.Errorf("%s: ReplyReferences(%q, %q) = %q, want %q", tt.name, tt.refs, tt.id, got, tt.want)
+		irt, refs := smtp.ReplyThread(tt.refs, tt.irt, tt.id)
+		if irt != tt.wantIRT || !slices.Equal(refs, tt.want) {
+			t.Errorf("%s: ReplyThread(%q, %q, %q) = %q, %q; want %q, %q", tt.name, tt.refs, tt.irt, tt.id, irt, refs, tt.wantIRT, tt.want)
 		}
 	}
 }
@@ -143,7 +151,9 @@ func TestReplyThreadingOnParsedBytes(t *testing.T) {
 	mr, _ := parse(t, origRaw)
 	origID, _ := mr.Header.MessageID()
 	origRefs, _ := mr.Header.MsgIDList("References")
+	origIRT, _ := mr.Header.MsgIDList("In-Reply-To")
 	origSubject, _ := mr.Header.Subject()
+	inReplyTo, chain := smtp.ReplyThread(origRefs, origIRT, origID)
 
 	to, cc := smtp.ReplyRecipients(smtp.Original{From: []smtp.Address{orig.From}, To: orig.To}, []string{testUser}, true)
 	reply := &smtp.Message{
@@ -152,8 +162,8 @@ func TestReplyThreadingOnParsedBytes(t *testing.T) {
 		Cc:         cc,
 		Subject:    smtp.ReplySubject(origSubject),
 		Text:       "Thanks!\n\n" + smtp.QuoteBody(orig.Text, smtp.Attribution(orig.Date, orig.From)),
-		InReplyTo:  origID,
-		References: smtp.ReplyReferences(origRefs, origID),
+		InReplyTo:  inReplyTo,
+		References: chain,
 	}
 	rr, parts := parse(t, write(t, reply))
 	subj, _ := rr.Header.Subject()

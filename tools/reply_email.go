@@ -97,13 +97,14 @@ func (o *outbox) replyMessage(ctx context.Context, mail Mailbox, folder string, 
 	if err != nil {
 		return nil, err
 	}
+	inReplyTo, refs := smtp.ReplyThread(hdr.References, hdr.InReplyTo, hdr.MessageID)
 	to, cc := smtp.ReplyRecipients(smtp.Original{
 		From: smtpAddrs(hdr.From), ReplyTo: smtpAddrs(hdr.ReplyTo), To: smtpAddrs(hdr.To), Cc: smtpAddrs(hdr.Cc),
 	}, []string{o.opts.From}, a.ReplyAll)
 	m := &smtp.Message{
 		From: from, To: to, Cc: cc, Subject: smtp.ReplySubject(hdr.Subject),
 		Text: *a.Body, HTML: a.BodyHTML, Date: time.Now(),
-		InReplyTo: hdr.MessageID, References: smtp.ReplyReferences(hdr.References, hdr.MessageID),
+		InReplyTo: inReplyTo, References: refs,
 	}
 	if a.Quote == nil || *a.Quote {
 		bodies, err := messageBodies(ctx, mail, folder, orig)

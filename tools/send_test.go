@@ -233,3 +233,49 @@ func TestSendRejected(t *testing.T) {
 		t.Errorf("a refused message was copied to Sent")
 	}
 }
+
+// RFC 5322 §3.6.4: when the parent has no References but an In-Reply-To
+// with a single id, the reply's References is that id followed by the
+// parent's Message-ID. DESIGN.md: "Replies carry the full References chain".
+func TestReplyThreadsFromInReplyTo(t *testing.T) {
+	env := newTestEnv(t, tools.Options{})
+	e := sandboxClient(t, env)
+	orig := "From: Alice <alice@example.test>\r\nTo: " + testFrom + "\r\nSubject: thread-irt\r\n" +
+		"Message-ID: <parent@example.test>\r\nIn-Reply-To: <grandparent@example.test>\r\n" +
+		"Date: Tue, 19 Mar 2024 10:30:00 +0000\r\n\r\nHello\r\n"
+	if err := env.sandbox.Deliver(context.Background(), []byte(orig), []string{testFrom}); err != nil {
+		t.Fatal(err)
+	}
+	o := findOne(t, e, "INBOX", "thread-irt")
+	var r tools.ReplyResult
+	e.call(t, "reply_email", map[string]any{"uid": o.UID, "body": "ok", "quote": false}, &r)
+	var found tools.SearchResult
+	e.call(t, "search_emails", map[string]any{"subject": "Re: thread-irt"}, &found)
+	if found.Total != 1 {
+		t.Fatalf("reply not delivered: %+v", found.Messages)
+	}
+	var read tools.ReadResult
+	e.call(t, "read_email", map[string]any{"uid": found.Messages[0].UID}, &read)
+	want := []string{"grandparent@example.test", "parent@example.test"}
+	if read.InReplyTo != "parent@example.test" || !slices.Equal(read.References, want) {
+		t.Errorf("reply threading: in_reply_to %q references %v, want references %v", read.InReplyTo, read.References, want)
+	}
+}
+
+// A message whose Message-ID is not dot-atom@dot-atom (here: no "@", as
+// some bulk senders write it) is answered without threading headers; the
+// raw id in In-Reply-To made reply_email fail with INVALID_ARGUMENT.
+func TestReplyToOddMessageID(t *testing.T) {
+	env := newTestEnv(t, tools.Options{})
+	e := sandboxClient(t, env)
+	orig := "From: Alice <alice@example.test>\r\nTo: " + testFrom + "\r\nSubject: odd-id\r\n" +
+		"Message-ID: <20240319103000.4711.mailer>\r\nDate: Tue, 19 Mar 2024 10:30:00 +0000\r\n\r\nHello\r\n"
+	if err := env.sandbox.Deliver(context.Background(), []byte(orig), []string{testFrom}); err != nil {
+		t.Fatal(err)
+	}
+	o := findOne(t, e, "INBOX", "odd-id")
+	res := callTool(t, e.client, "reply_email", map[string]any{"uid": o.UID, "body": "ok", "quote": false})
+	if res.IsError {
+		t.Fatalf("reply_email to a message with Message-ID <20240319103000.4711.mailer> failed: %s", res.Content[0].(mcp.TextContent).Text)
+	}
+}
