@@ -38,6 +38,12 @@ var (
 	// ErrTooLarge: the message is larger than the server accepts (its SIZE
 	// extension, or a 552 answer).
 	ErrTooLarge = errors.New("smtp: message too large")
+	// ErrMaybeDelivered: the whole message went out and the connection
+	// failed (or timed out) before the server answered it: the server may
+	// have accepted it. It comes with ErrConnection or the timeout. Every
+	// other failed Send delivered nothing: a message is only accepted by the
+	// server's answer to its end, and any answer but 250 refuses it.
+	ErrMaybeDelivered = errors.New("smtp: the message may have been delivered")
 	// ErrInvalidArgument: a message, address or envelope cannot be sent as
 	// given (control characters in a header field, no recipient, a malformed
 	// address, ...). Nothing was sent.

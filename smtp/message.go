@@ -83,6 +83,20 @@ func (m *Message) Validate() error {
 	return errors.Join(errs...)
 }
 
+// headerNeedsUTF8 reports an address in the header that is not ASCII: it
+// is written as UTF-8 (RFC 6532), which only a server with SMTPUTF8 takes.
+// Display names are RFC 2047-encoded and need nothing.
+func (m *Message) headerNeedsUTF8() bool {
+	for _, l := range [][]Address{{m.From}, m.To, m.Cc, m.ReplyTo} {
+		for _, a := range l {
+			if !isASCII(a.Email) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 func (m *Message) validateIDs() error {
 	var errs []error
 	if m.InReplyTo != "" {

@@ -36,6 +36,12 @@ type validator interface {
 	Validate() error
 }
 
+// utf8Header is a message that knows whether its header holds an address
+// only SMTPUTF8 may carry (a non-ASCII Reply-To is in no envelope).
+type utf8Header interface {
+	headerNeedsUTF8() bool
+}
+
 // Send submits msg to env's recipients on a fresh connection: TLS per the
 // Security mode (verified before AUTH), AUTH when credentials are set, then
 // MAIL, one RCPT per recipient, DATA.
@@ -134,7 +140,8 @@ func (ss *session) transact(env Envelope, msg io.WriterTo) (Result, error) {
 // mailOptions checks SMTPUTF8 and the server's SIZE limit.
 func (ss *session) mailOptions(env Envelope, msg io.WriterTo) (*gosmtp.MailOptions, error) {
 	opts := &gosmtp.MailOptions{}
-	if !isASCII(env.From) || !allASCII(env.To) {
+	h, ok := msg.(utf8Header)
+	if !isASCII(env.From) || !allASCII(env.To) || ok && h.headerNeedsUTF8() {
 		if ok, _ := ss.c.Extension("SMTPUTF8"); !ok {
 			reason := "the server does not accept internationalized addresses (no SMTPUTF8)"
 			return nil, rejectAll("MAIL", 0, reason, Result{Accepted: env.To})
@@ -210,6 +217,9 @@ func (ss *session) data(msg io.WriterTo, res Result) error {
 	}
 	ss.raw.SetLimit(time.Now().Add(ss.s.opts.SubmissionTimeout))
 	if err := w.Close(); err != nil {
+		if _, answered := asReply(err); !answered {
+			return fmt.Errorf("%w: %w", ErrMaybeDelivered, ioError(ss.ctx, "data", err))
+		}
 		return ss.dataFailure(err, res)
 	}
 	ss.raw.SetLimit(time.Time{})

@@ -428,18 +428,47 @@ func TestEnvelopeDeduplicates(t *testing.T) {
 	}
 }
 
+// TestInternationalAddressNeedsSMTPUTF8: a message with a non-ASCII
+// address, in the envelope or only in the header (Reply-To), goes only to a
+// server that offers SMTPUTF8, and then with MAIL FROM ... SMTPUTF8
+// (RFC 6531 section 3.2); to any other it is refused before MAIL FROM.
 func TestInternationalAddressNeedsSMTPUTF8(t *testing.T) {
-	be := &backend{}
-	port := newTestServer(t, plainServer, be) // go-smtp does not offer SMTPUTF8 by default
-	m := testMessage()
-	env := smtp.Envelope{From: testUser, To: []string{"jürgen@example.com"}}
-	_, err := newSender(port, smtp.SecurityPlain).Send(ctxTimeout(t, 30*time.Second), env, m)
-	var re *smtp.RejectedError
-	if !errors.As(err, &re) || re.Stage != "MAIL" || len(re.Result.Rejected) != 1 {
-		t.Errorf("Send() = %v, want a RejectedError at MAIL for the one recipient", err)
+	tests := []struct {
+		name    string
+		rcpt    string
+		replyTo string
+	}{
+		{"recipient", "jürgen@example.com", ""},
+		{"reply-to only", "bob@example.com", "antwort@bücher.example"},
 	}
-	if mails, _ := be.counts(); mails != 0 {
-		t.Errorf("server saw %d MAIL commands, want 0", mails)
+	for _, tt := range tests {
+		m := testMessage()
+		m.To = []smtp.Address{{Email: tt.rcpt}}
+		if tt.replyTo != "" {
+			m.ReplyTo = []smtp.Address{{Email: tt.replyTo}}
+		}
+		t.Run(tt.name+", not offered", func(t *testing.T) {
+			be := &backend{}
+			port := newTestServer(t, plainServer, be)
+			_, err := newSender(port, smtp.SecurityPlain).Send(ctxTimeout(t, 30*time.Second), m.Envelope(), m)
+			var re *smtp.RejectedError
+			if n := len(m.Envelope().To); !errors.As(err, &re) || re.Stage != "MAIL" || len(re.Result.Rejected) != n {
+				t.Errorf("Send() = %v, want a RejectedError at MAIL for the %d recipients", err, n)
+			}
+			if mails, _ := be.counts(); mails != 0 {
+				t.Errorf("server saw %d MAIL commands, want 0", mails)
+			}
+		})
+		t.Run(tt.name+", offered", func(t *testing.T) {
+			be := &backend{smtputf8: true}
+			port := newTestServer(t, plainServer, be)
+			if _, err := newSender(port, smtp.SecurityPlain).Send(ctxTimeout(t, 30*time.Second), m.Envelope(), m); err != nil {
+				t.Fatalf("Send() = %v, want nil", err)
+			}
+			if got := be.received(); len(got) != 1 || !got[0].UTF8 {
+				t.Errorf("server received %+v, want one message sent with SMTPUTF8", got)
+			}
+		})
 	}
 }
 

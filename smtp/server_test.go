@@ -44,6 +44,7 @@ type received struct {
 	Data   []byte
 	TLS    bool
 	Authed bool
+	UTF8   bool // MAIL FROM had SMTPUTF8
 }
 
 // backend records what arrives and injects failures. Set the fields before
@@ -56,6 +57,7 @@ type backend struct {
 	dropInData  bool                         // close the connection mid-DATA
 	stallData   chan struct{}                // stop reading DATA until closed
 	maxBytes    int64                        // SIZE limit; 0 none
+	smtputf8    bool                         // offer SMTPUTF8
 	mu          sync.Mutex
 	msgs        []received
 	mails       int // MAIL commands seen
@@ -84,6 +86,7 @@ type session struct {
 	from   string
 	to     []string
 	authed bool
+	utf8   bool
 }
 
 func (s *session) AuthMechanisms() []string {
@@ -113,7 +116,8 @@ func (s *session) Auth(mech string) (sasl.Server, error) {
 	return nil, gosmtp.ErrAuthUnknownMechanism
 }
 
-func (s *session) Mail(from string, _ *gosmtp.MailOptions) error {
+func (s *session) Mail(from string, opts *gosmtp.MailOptions) error {
+	s.utf8 = opts != nil && opts.UTF8
 	s.b.mu.Lock()
 	s.b.mails++
 	s.b.mu.Unlock()
@@ -155,7 +159,7 @@ func (s *session) Data(r io.Reader) error {
 	_, isTLS := s.conn.TLSConnectionState()
 	s.b.mu.Lock()
 	defer s.b.mu.Unlock()
-	s.b.msgs = append(s.b.msgs, received{From: s.from, To: s.to, Data: data, TLS: isTLS, Authed: s.authed})
+	s.b.msgs = append(s.b.msgs, received{From: s.from, To: s.to, Data: data, TLS: isTLS, Authed: s.authed, UTF8: s.utf8})
 	return nil
 }
 
@@ -229,6 +233,7 @@ func newTestServer(t *testing.T, mode serverMode, be *backend) int {
 	s.ErrorLog = log.New(io.Discard, "", 0)
 	s.ReadTimeout, s.WriteTimeout = 10*time.Second, 10*time.Second
 	s.MaxMessageBytes = be.maxBytes
+	s.EnableSMTPUTF8 = be.smtputf8
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)

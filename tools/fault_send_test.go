@@ -133,6 +133,44 @@ func TestFaultSendEmail(t *testing.T) {
 	}
 }
 
+// TestFaultSendAnswerLost: the connection breaks after the whole message
+// went out, before the server's answer to it arrives. The sandbox stored the
+// mail, so the result must not say "retry": it says the message may have
+// been delivered (retryable false, maybe_delivered true).
+func TestFaultSendAnswerLost(t *testing.T) {
+	faultproxy.CheckLeaks(t)
+	e := newSendEnv(t, 1)
+	e.proxy.SetHook(func(d faultproxy.Direction, chunk []byte) faultproxy.Verdict {
+		if d == faultproxy.Downstream && bytes.Contains(chunk, []byte("OK: queued")) {
+			return faultproxy.Cut
+		}
+		return faultproxy.Forward
+	})
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	outcome, res := e.tool(t, ctx, "send_email", map[string]any{"to": "bob@example.test", "subject": "answer lost", "body": "hello"})
+	if e.proxy.Stats().Cuts == 0 {
+		t.Fatal("the proxy never saw the answer to the message: the test cut nothing")
+	}
+	if outcome != string(tools.CodeConnectionFailed) {
+		t.Fatalf("send_email = %s, want %s", outcome, tools.CodeConnectionFailed)
+	}
+	var body struct {
+		Error struct {
+			Message        string `json:"message"`
+			Retryable      bool   `json:"retryable"`
+			MaybeDelivered bool   `json:"maybe_delivered"`
+		} `json:"error"`
+	}
+	decode(t, res, &body)
+	if body.Error.Retryable || !body.Error.MaybeDelivered || !strings.Contains(body.Error.Message, "may have been delivered") {
+		t.Errorf("error = %+v, want retryable false, maybe_delivered true and a message that says so", body.Error)
+	}
+	if n := e.deliveredCount(t, "answer lost"); n != 1 {
+		t.Errorf("%d copies delivered, want 1 (the sandbox stores before it answers)", n)
+	}
+}
+
 // send_email from 8 goroutines under random cuts: every success was
 // delivered exactly once.
 func TestFaultSendEmailRandomCuts(t *testing.T) {

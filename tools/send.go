@@ -109,11 +109,11 @@ func (o *outbox) send(ctx context.Context, m *smtp.Message) (*SendResult, error)
 }
 
 // nothingSent reports whether a failed send certainly delivered nothing, so
-// that it need not count against SEND_MAX_PER_HOUR. Anything else (a cut
-// connection after DATA, a timeout) may have delivered and stays counted.
+// that it need not count against SEND_MAX_PER_HOUR: every failure but a
+// connection lost between the end of the message and the server's answer
+// (smtp.ErrMaybeDelivered), which stays counted.
 func nothingSent(err error) bool {
-	var rej *smtp.RejectedError
-	return errors.Is(err, smtp.ErrInvalidArgument) || errors.As(err, &rej)
+	return !errors.Is(err, smtp.ErrMaybeDelivered)
 }
 
 // sendError turns SMTP failures into tool errors: an invalid argument says
@@ -121,6 +121,11 @@ func nothingSent(err error) bool {
 func sendError(err error) error {
 	var rej *smtp.RejectedError
 	switch {
+	case errors.Is(err, smtp.ErrMaybeDelivered):
+		// Not retryable: sending again could deliver it twice.
+		return &Error{Code: classifyCode(err), Message: "the connection failed after the whole message was sent, before the mail server confirmed it: " +
+			"it may have been delivered; check (for example with the recipient, or in Sent) before sending it again", Cause: err,
+			Details: map[string]any{"retryable": false, "maybe_delivered": true}}
 	case errors.Is(err, smtp.ErrInvalidArgument):
 		return &Error{Code: CodeInvalidArgument, Message: trimInvalid(err), Cause: err}
 	case errors.As(err, &rej):

@@ -279,3 +279,45 @@ func TestReplyToOddMessageID(t *testing.T) {
 		t.Fatalf("reply_email to a message with Message-ID <20240319103000.4711.mailer> failed: %s", res.Content[0].(mcp.TextContent).Text)
 	}
 }
+
+// sinkBackend accepts every mail (go-smtp backend).
+type sinkBackend struct{}
+
+func (sinkBackend) NewSession(*gosmtp.Conn) (gosmtp.Session, error) { return sinkBackendSession{}, nil }
+
+type sinkBackendSession struct{}
+
+func (sinkBackendSession) Mail(string, *gosmtp.MailOptions) error { return nil }
+func (sinkBackendSession) Rcpt(string, *gosmtp.RcptOptions) error { return nil }
+func (sinkBackendSession) Data(r io.Reader) error                 { _, err := io.Copy(io.Discard, r); return err }
+func (sinkBackendSession) Reset()                                 {}
+func (sinkBackendSession) Logout() error                          { return nil }
+
+// TestSendCapRefundsWhatWasNotSent: SEND_MAX_PER_HOUR counts only sends
+// that may have delivered. A message refused by the client's own SIZE
+// check, before MAIL FROM, delivered nothing: with a cap of 1 the next send
+// still goes out (it was RATE_LIMITED).
+func TestSendCapRefundsWhatWasNotSent(t *testing.T) {
+	env := newTestEnv(t, tools.Options{})
+	srv := gosmtp.NewServer(sinkBackend{})
+	srv.Domain = "localhost"
+	srv.MaxMessageBytes = 4096
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	go func() { _ = srv.Serve(ln) }()
+	t.Cleanup(func() { _ = srv.Close() })
+	host, port := splitAddr(t, ln.Addr().String())
+	ts, err := tools.New(tools.Deps{Mail: env.mail, Sent: env.mail, Sender: smtp.New(smtp.Options{Host: host, Port: port, Security: smtp.SecurityPlain}),
+		Send: tools.SendOptions{From: testFrom, SaveSent: "false", MaxPerHour: 1}}, tools.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := &mailEnv{client: inProcessClient(t, ts)}
+	e.wantError(t, "send_email", map[string]any{"to": "a@example.test", "subject": "big", "body": strings.Repeat("x", 10000)}, tools.CodeAttachmentTooLarge)
+	res := callTool(t, e.client, "send_email", map[string]any{"to": "a@example.test", "subject": "small", "body": "b"})
+	if res.IsError {
+		t.Fatalf("first real send after a too-large attempt (nothing sent) = %s", res.Content[0].(mcp.TextContent).Text)
+	}
+}
