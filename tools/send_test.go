@@ -197,15 +197,7 @@ func (rejectSession) Logout() error          { return nil }
 // with no server text; nothing is kept in Sent.
 func TestSendRejected(t *testing.T) {
 	env := newTestEnv(t, tools.Options{})
-	srv := gosmtp.NewServer(rejectAll{})
-	srv.Domain = "localhost"
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	go func() { _ = srv.Serve(ln) }()
-	t.Cleanup(func() { _ = srv.Close() })
-	host, port := splitAddr(t, ln.Addr().String())
+	host, port := serveSMTP(t, gosmtp.NewServer(rejectAll{}))
 	ts, err := tools.New(tools.Deps{Mail: env.mail, Sent: env.mail, Sender: smtp.New(smtp.Options{Host: host, Port: port, Security: smtp.SecurityPlain}),
 		Send: tools.SendOptions{From: testFrom, SaveSent: "auto"}}, tools.Options{})
 	if err != nil {
@@ -280,6 +272,20 @@ func TestReplyToOddMessageID(t *testing.T) {
 	}
 }
 
+// serveSMTP serves srv on a loopback port until the test ends (Domain
+// localhost, AUTH allowed without TLS) and returns its host and port.
+func serveSMTP(t *testing.T, srv *gosmtp.Server) (string, int) {
+	t.Helper()
+	srv.Domain, srv.AllowInsecureAuth = "localhost", true
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	go func() { _ = srv.Serve(ln) }()
+	t.Cleanup(func() { _ = srv.Close() })
+	return splitAddr(t, ln.Addr().String())
+}
+
 // sinkBackend accepts every mail (go-smtp backend).
 type sinkBackend struct{}
 
@@ -300,15 +306,8 @@ func (sinkBackendSession) Logout() error                          { return nil }
 func TestSendCapRefundsWhatWasNotSent(t *testing.T) {
 	env := newTestEnv(t, tools.Options{})
 	srv := gosmtp.NewServer(sinkBackend{})
-	srv.Domain = "localhost"
 	srv.MaxMessageBytes = 4096
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	go func() { _ = srv.Serve(ln) }()
-	t.Cleanup(func() { _ = srv.Close() })
-	host, port := splitAddr(t, ln.Addr().String())
+	host, port := serveSMTP(t, srv)
 	ts, err := tools.New(tools.Deps{Mail: env.mail, Sent: env.mail, Sender: smtp.New(smtp.Options{Host: host, Port: port, Security: smtp.SecurityPlain}),
 		Send: tools.SendOptions{From: testFrom, SaveSent: "false", MaxPerHour: 1}}, tools.Options{})
 	if err != nil {

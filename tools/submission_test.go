@@ -99,15 +99,7 @@ func deliverLMTP(addr, from, user string, raw []byte) error {
 // an IMAP client of acct and a sender that submits through be with AUTH.
 func relayClients(t *testing.T, acct *mailtest.Account, be gosmtp.Backend) (*imap.Client, *smtp.Sender) {
 	t.Helper()
-	srv := gosmtp.NewServer(be)
-	srv.Domain, srv.AllowInsecureAuth = "localhost", true
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	go func() { _ = srv.Serve(ln) }()
-	t.Cleanup(func() { _ = srv.Close() })
-	shost, sport := splitAddr(t, ln.Addr().String())
+	shost, sport := serveSMTP(t, gosmtp.NewServer(be))
 	mail := imap.New(imap.Options{Host: acct.Host, Port: acct.Port, Username: acct.Username, Password: acct.Password, Security: imap.SecurityPlain})
 	t.Cleanup(func() { _ = mail.Close() })
 	sender := smtp.New(smtp.Options{Host: shost, Port: sport, Username: acct.Username, Password: acct.Password, Security: smtp.SecurityPlain})
