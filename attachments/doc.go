@@ -32,9 +32,12 @@
 //   - percent-encoding is never decoded: "uploads/%2e%2e" names a file called
 //     "%2e%2e", and a top-level "%2e%2e/x" is outside the workspace;
 //   - relative symlinks are followed while they stay inside their folder
-//     (uploads/ or downloads/); one that points out, to a file or a folder,
-//     any absolute symlink (even one pointing back inside) and a symlink loop
-//     give [ErrOutsideWorkspace];
+//     (uploads/ or downloads/) and lead through no hidden name; one that
+//     points out, to a file or a folder, one that leads to a dotfile (an
+//     ordinary name linked to ".env", ".git" or a partial download), any
+//     absolute symlink (even one pointing back inside) and a symlink loop
+//     give [ErrOutsideWorkspace]. The link targets are read and checked
+//     first, then the file is opened and must be the one checked;
 //   - only regular files are opened: a directory, FIFO, socket or device gives
 //     [ErrNotRegularFile], and a FIFO is opened non-blocking so it cannot hang;
 //   - a hard link cannot be told from its original, so a regular file with more

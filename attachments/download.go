@@ -43,6 +43,11 @@ func (w *Workspace) Create(name string, size int64) (Download, error) {
 	if size > w.maxSize {
 		return nil, fmt.Errorf("create %q: %d bytes, limit %d: %w", clean, size, w.maxSize, ErrTooLarge)
 	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.closed {
+		return nil, fmt.Errorf("create %q: the workspace is closed: %w", clean, ErrClosed)
+	}
 	root := w.roots[DownloadsDir]
 	for range maxTempAttempts {
 		tmp := tempPrefix + rand.Text()
@@ -58,7 +63,9 @@ func (w *Workspace) Create(name string, size int64) (Download, error) {
 			root.Remove(tmp)
 			return nil, fmt.Errorf("create %q: %w", clean, err)
 		}
-		return &download{root: root, max: w.maxSize, name: clean, tmp: tmp, f: f}, nil
+		d := &download{ws: w, root: root, max: w.maxSize, name: clean, tmp: tmp, f: f}
+		w.active[d] = struct{}{}
+		return d, nil
 	}
 	return nil, fmt.Errorf("create %q: no free temporary name: %w", clean, fs.ErrExist)
 }
@@ -66,6 +73,7 @@ func (w *Workspace) Create(name string, size int64) (Download, error) {
 // download implements Download. Its methods may be called from different
 // goroutines (Abort on cancellation, say).
 type download struct {
+	ws   *Workspace
 	root *os.Root
 	max  int64
 	name string // sanitized final name
@@ -109,7 +117,7 @@ func (d *download) Commit() (File, error) {
 	if err := d.usable(); err != nil {
 		return File{}, err
 	}
-	d.done = true
+	d.finish()
 	defer d.removeTemp()
 	if err := d.f.Sync(); err != nil {
 		d.f.Close()
@@ -133,7 +141,7 @@ func (d *download) Abort() error {
 	if d.done {
 		return nil
 	}
-	d.done = true
+	d.finish()
 	d.f.Close()
 	return d.removeTemp()
 }
@@ -152,9 +160,17 @@ func (d *download) usable() error {
 // fail records err and drops the temporary file.
 func (d *download) fail(err error) {
 	d.err = err
-	d.done = true
+	d.finish()
 	d.f.Close()
 	d.removeTemp()
+}
+
+// finish marks the download done; the Workspace forgets it. d.mu is held.
+func (d *download) finish() {
+	d.done = true
+	d.ws.mu.Lock()
+	delete(d.ws.active, d)
+	d.ws.mu.Unlock()
 }
 
 // removeTemp removes the temporary file; it is fine if it is gone.

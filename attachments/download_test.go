@@ -269,3 +269,69 @@ func TestCommitContentType(t *testing.T) {
 		}
 	}
 }
+
+// TestPartialDownloadHidden: a download in progress is a hidden file; a
+// symlink with an ordinary name that points at it does not make it
+// readable.
+func TestPartialDownloadHidden(t *testing.T) {
+	ws, base := newWorkspace(t, 1<<20)
+	d, err := ws.Create("inflight.txt", -1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Abort()
+	if _, err := io.WriteString(d, "PARTIAL"); err != nil {
+		t.Fatal(err)
+	}
+	var tmp string
+	for _, n := range listDir(t, filepath.Join(wsDir(base), "downloads")) {
+		if strings.HasPrefix(n, ".") {
+			tmp = n
+		}
+	}
+	if tmp == "" {
+		t.Fatal("no temporary file in downloads/")
+	}
+	symlink(t, tmp, base, "attachments/email/downloads/peek.txt")
+	if f, err := ws.Stat("downloads/peek.txt"); !errors.Is(err, attachments.ErrOutsideWorkspace) {
+		t.Errorf("Stat(downloads/peek.txt -> %s) = %+v, %v; want ErrOutsideWorkspace", tmp, f, err)
+	}
+	if f, _, err := ws.Open("downloads/peek.txt"); !errors.Is(err, attachments.ErrOutsideWorkspace) {
+		t.Errorf("Open(downloads/peek.txt -> %s) = %+v, %v; want ErrOutsideWorkspace", tmp, f, err)
+	}
+}
+
+// TestCloseAbortsDownloads: a download still running when the workspace
+// closes (a shutdown that did not wait for it) is aborted by Close: its
+// hidden temporary file, which nothing could see or remove later, is gone,
+// and Commit fails afterwards.
+func TestCloseAbortsDownloads(t *testing.T) {
+	for _, commitAfter := range []bool{false, true} {
+		base := t.TempDir()
+		ws, err := attachments.Open(attachments.Options{BaseDir: base})
+		if err != nil {
+			t.Fatal(err)
+		}
+		d, err := ws.Create("a.txt", -1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := io.WriteString(d, "partial"); err != nil {
+			t.Fatal(err)
+		}
+		if err := ws.Close(); err != nil {
+			t.Errorf("Close() = %v, want nil", err)
+		}
+		if commitAfter {
+			if f, err := d.Commit(); err == nil {
+				t.Errorf("Commit after Close = %+v, want an error", f)
+			}
+		}
+		if err := d.Abort(); err != nil {
+			t.Errorf("Abort after Close = %v, want nil (already aborted)", err)
+		}
+		if left := listDir(t, filepath.Join(wsDir(base), "downloads")); len(left) != 0 {
+			t.Errorf("commitAfter=%v: downloads/ holds %q after Close", commitAfter, left)
+		}
+	}
+}

@@ -48,7 +48,9 @@ func (w *Workspace) Open(p string) (File, io.ReadCloser, error) {
 		return File{}, nil, err
 	}
 	// O_NONBLOCK: a FIFO swapped in after lookup cannot block the open.
-	f, err := w.root(loc).OpenFile(loc.rel, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	// A symlink swapped in after lookup is followed, but checkOpened then
+	// sees another file than the one checked.
+	f, err := w.root(loc).OpenFile(loc.real, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return File{}, nil, fsError("open", p, err)
 	}
@@ -67,13 +69,18 @@ func (w *Workspace) Open(p string) (File, io.ReadCloser, error) {
 	return w.describe(loc, ofi, head), rc, nil
 }
 
-// lookup resolves path and stats what it names through the folder's Root.
+// lookup resolves path, follows its symlinks (followLinks) and stats what it
+// names through the folder's Root.
 func (w *Workspace) lookup(p string) (location, fs.FileInfo, error) {
 	loc, err := w.resolve(p)
 	if err != nil {
 		return location{}, nil, err
 	}
-	fi, err := w.root(loc).Stat(loc.rel)
+	loc.real, err = followLinks(w.root(loc), loc.rel)
+	if err != nil {
+		return location{}, nil, fsError("stat", p, err)
+	}
+	fi, err := w.root(loc).Lstat(loc.real)
 	if err != nil {
 		return location{}, nil, fsError("stat", p, err)
 	}

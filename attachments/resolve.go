@@ -21,7 +21,11 @@ const (
 type location struct {
 	folder string // UploadsDir or DownloadsDir
 	rel    string // local to the folder, never "", "." or hidden
+	real   string // rel with its symlinks followed (lookup), what is opened
 }
+
+// maxLinkHops bounds the symlinks followed for one path (Linux's limit).
+const maxLinkHops = 40
 
 // root is the os.Root of the location's folder.
 func (w *Workspace) root(loc location) *os.Root { return w.roots[loc.folder] }
@@ -66,6 +70,58 @@ func (w *Workspace) resolve(p string) (location, error) {
 		}
 	}
 	return location{folder: folder, rel: rel}, nil
+}
+
+// followLinks returns rel with every symlink along it replaced by its target,
+// as the file system would follow them, so that what rel names can be
+// checked by its real name: a link whose target is absolute, leaves the
+// folder, passes through a hidden element (a link "notes.txt" to ".env", or
+// to a partial download) or loops gives ErrOutsideWorkspace. A missing
+// element gives ErrNotFound. The result names no symlink when followLinks
+// looked; the caller opens it and checks it is still the same file.
+func followLinks(root *os.Root, rel string) (string, error) {
+	todo := strings.Split(rel, "/")
+	var done []string
+	for hops := 0; len(todo) > 0; {
+		elem := todo[0]
+		todo = todo[1:]
+		switch {
+		case elem == "" || elem == ".":
+			continue
+		case elem == "..":
+			if len(done) == 0 {
+				return "", fmt.Errorf("a link leads out of its folder: %w", ErrOutsideWorkspace)
+			}
+			done = done[:len(done)-1]
+			continue
+		case strings.HasPrefix(elem, "."):
+			return "", fmt.Errorf("a link leads to a hidden file: %w", ErrOutsideWorkspace)
+		}
+		p := path.Join(append(done, elem)...)
+		fi, err := root.Lstat(p)
+		if err != nil {
+			return "", err
+		}
+		if fi.Mode()&os.ModeSymlink == 0 {
+			done = append(done, elem)
+			continue
+		}
+		if hops++; hops > maxLinkHops {
+			return "", fmt.Errorf("too many links: %w", ErrOutsideWorkspace)
+		}
+		target, err := root.Readlink(p)
+		if err != nil {
+			return "", err
+		}
+		if path.IsAbs(target) || filepath.IsAbs(target) {
+			return "", fmt.Errorf("an absolute link: %w", ErrOutsideWorkspace)
+		}
+		todo = append(strings.Split(filepath.ToSlash(target), "/"), todo...)
+	}
+	if len(done) == 0 {
+		return "", fmt.Errorf("a link leads to the folder itself: %w", ErrNotRegularFile)
+	}
+	return path.Join(done...), nil
 }
 
 // trimWorkspace removes the workspace prefix from a cleaned slash path: the

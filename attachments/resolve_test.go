@@ -94,6 +94,10 @@ var hostile = []struct {
 	{"uploads/fifo", attachments.ErrNotRegularFile},
 	{"uploads/sub", attachments.ErrNotRegularFile},
 	{"uploads/hard", attachments.ErrOutsideWorkspace},
+	{"uploads/notes.txt", attachments.ErrOutsideWorkspace},      // an ordinary name linked to .env
+	{"uploads/repo/config", attachments.ErrOutsideWorkspace},    // linked to .git
+	{"uploads/sub/dotenv", attachments.ErrOutsideWorkspace},     // ../.env
+	{"uploads/sublink/dotenv", attachments.ErrOutsideWorkspace}, // through a linked folder
 	// the workspace itself and its folders
 	{"attachments/email/x", attachments.ErrOutsideWorkspace},
 	{"attachments/email/secret.txt", attachments.ErrOutsideWorkspace},
@@ -138,6 +142,11 @@ func newHostileWorkspace(t testing.TB) (*attachments.Workspace, string, string) 
 	symlink(t, "ok.pdf", base, up+"inlink")
 	symlink(t, filepath.Join(base, up+"ok.pdf"), base, up+"absin")
 	symlink(t, "../uploads/ok.pdf", base, "attachments/email/downloads/up")
+	symlink(t, ".env", base, up+"notes.txt")
+	symlink(t, ".git", base, up+"repo")
+	symlink(t, "../.env", base, up+"sub/dotenv")
+	symlink(t, "sub", base, up+"sublink")
+	symlink(t, "../ok.pdf", base, up+"sub/okup")
 	if err := syscall.Mkfifo(filepath.Join(base, up+"fifo"), 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -191,6 +200,8 @@ func TestAllowedPaths(t *testing.T) {
 		{`uploads\ok.pdf`, okPath, okContent},
 		{"uploads/inlink", "attachments/email/uploads/inlink", okContent},
 		{"uploads/sub/inner.txt", "attachments/email/uploads/sub/inner.txt", "inner"},
+		{"uploads/sublink/inner.txt", "attachments/email/uploads/sublink/inner.txt", "inner"},
+		{"uploads/sublink/okup", "attachments/email/uploads/sublink/okup", okContent},
 		{"downloads/saved.txt", "attachments/email/downloads/saved.txt", "saved"},
 		{"attachments/email/downloads/saved.txt", "attachments/email/downloads/saved.txt", "saved"},
 	}

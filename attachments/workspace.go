@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"sync"
 )
 
 // Folder names of the workspace, relative to BaseDir, in slash form.
@@ -49,11 +50,15 @@ type Workspace struct {
 	roots   map[string]*os.Root // UploadsDir and DownloadsDir
 	maxSize int64
 	log     *slog.Logger
+
+	mu     sync.Mutex
+	closed bool
+	active map[*download]struct{} // downloads neither committed nor aborted
 }
 
 // Open creates BaseDir/attachments/email/{uploads,downloads} as needed (mode
 // 0700) and opens both folders as os.Root. The two folders must be real
-// folders inside attachments/email: a symlink that points elsewhere is refused.
+// folders inside attachments/email: a symlink is refused.
 func Open(opts Options) (*Workspace, error) {
 	if opts.BaseDir == "" {
 		return nil, ErrNotConfigured
@@ -66,6 +71,7 @@ func Open(opts Options) (*Workspace, error) {
 		maxSize: opts.MaxFileSize,
 		log:     opts.Logger,
 		roots:   make(map[string]*os.Root, 2),
+		active:  map[*download]struct{}{},
 	}
 	if w.maxSize <= 0 {
 		w.maxSize = DefaultMaxFileSize
@@ -116,7 +122,7 @@ func makeDirs(dir string) error {
 }
 
 // openRoots opens uploads/ and downloads/ through a Root of the workspace
-// folder, so neither can be a symlink to somewhere else.
+// folder; neither may be a symlink.
 func (w *Workspace) openRoots() error {
 	top, err := os.OpenRoot(w.dir)
 	if err != nil {
@@ -124,6 +130,11 @@ func (w *Workspace) openRoots() error {
 	}
 	defer top.Close()
 	for _, sub := range []string{UploadsDir, DownloadsDir} {
+		// OpenRoot follows a symlink that stays in the workspace folder
+		// (uploads -> . would serve attachments/email/ itself).
+		if fi, err := top.Lstat(sub); err == nil && fi.Mode()&os.ModeSymlink != 0 {
+			return fmt.Errorf("open %q: a symlink, not a folder: %w", sub, ErrOutsideWorkspace)
+		}
 		r, err := top.OpenRoot(sub)
 		if err != nil {
 			return fsError("open", sub, err)
@@ -136,9 +147,24 @@ func (w *Workspace) openRoots() error {
 	return nil
 }
 
-// Close releases the folders. Downloads not yet committed fail afterwards.
+// Close aborts the downloads not yet committed (they fail afterwards) and
+// releases the folders.
 func (w *Workspace) Close() error {
+	w.mu.Lock()
+	w.closed = true
+	pending := make([]*download, 0, len(w.active))
+	for d := range w.active {
+		pending = append(pending, d)
+	}
+	w.mu.Unlock()
+	// A download still running (a shutdown that did not wait for it) is
+	// aborted while its folder is open: once the Root is closed its hidden
+	// temporary file could not be removed, and nothing would ever see it.
+	// A Commit in progress finishes first (Abort waits for it).
 	var errs []error
+	for _, d := range pending {
+		errs = append(errs, d.Abort())
+	}
 	for _, r := range w.roots {
 		errs = append(errs, r.Close())
 	}

@@ -49,6 +49,29 @@ func TestOpenRefusesFolderLinkedOut(t *testing.T) {
 	}
 }
 
+// TestOpenRefusesFolderLinkedInside: a folder linked to another place in
+// the workspace folder (uploads -> . would serve attachments/email/ itself)
+// is refused too.
+func TestOpenRefusesFolderLinkedInside(t *testing.T) {
+	for _, link := range []struct{ folder, target string }{{"uploads", "."}, {"downloads", "uploads"}, {"uploads", "other"}} {
+		base := t.TempDir()
+		for _, dir := range []string{"uploads", "downloads", "other"} {
+			if dir != link.folder {
+				if err := os.MkdirAll(filepath.Join(wsDir(base), dir), 0o700); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		symlink(t, link.target, wsDir(base), link.folder)
+		if ws, err := attachments.Open(attachments.Options{BaseDir: base}); !errors.Is(err, attachments.ErrOutsideWorkspace) {
+			if ws != nil {
+				ws.Close()
+			}
+			t.Errorf("Open with %s -> %s = %v, want ErrOutsideWorkspace", link.folder, link.target, err)
+		}
+	}
+}
+
 func TestOpenRefusesFolderThatIsAFile(t *testing.T) {
 	base := t.TempDir()
 	writeFile(t, wsDir(base), "uploads", "not a folder")
