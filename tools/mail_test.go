@@ -2,6 +2,7 @@ package tools_test
 
 import (
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"log/slog"
 	"os"
@@ -30,12 +31,18 @@ type mailEnv struct {
 
 func newMailEnv(t testing.TB, opts tools.Options) *mailEnv {
 	t.Helper()
+	return newMailEnvMax(t, opts, 10<<20)
+}
+
+// newMailEnvMax is newMailEnv with a workspace file limit of maxFile bytes.
+func newMailEnvMax(t testing.TB, opts tools.Options, maxFile int64) *mailEnv {
+	t.Helper()
 	acct := mailtest.NewAccount(t)
 	io := imap.Options{Host: acct.Host, Port: acct.Port, Username: acct.Username, Password: acct.Password, Security: imap.SecurityPlain, PoolSize: 2}
 	mail := imap.New(io)
 	t.Cleanup(func() { _ = mail.Close() })
 	base := t.TempDir()
-	ws, err := attachments.Open(attachments.Options{BaseDir: base, MaxFileSize: 10 << 20})
+	ws, err := attachments.Open(attachments.Options{BaseDir: base, MaxFileSize: maxFile})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -354,5 +361,49 @@ func TestListFoldersAccount(t *testing.T) {
 		if f.Messages != nil {
 			t.Errorf("counts without include_counts: %+v", f)
 		}
+	}
+}
+
+// attachmentMessage is a mail with one attachment, its body as given.
+func attachmentMessage(filename, encoding, body string) []byte {
+	return []byte(strings.ReplaceAll(`From: a@example.com
+To: b@example.com
+Subject: att
+Message-ID: <one-att@example.com>
+MIME-Version: 1.0
+Content-Type: multipart/mixed; boundary="B"
+
+--B
+Content-Type: text/plain
+
+hi
+--B
+Content-Type: application/octet-stream
+Content-Disposition: attachment; filename="`+filename+`"
+Content-Transfer-Encoding: `+encoding+`
+
+`+body+`
+--B--
+`, "\n", "\r\n"))
+}
+
+// TestDownloadOverLimitOneLineBase64: an attachment written as one base64
+// line slips past the size estimate from the encoded size; it still ends in
+// ATTACHMENT_TOO_LARGE and leaves no file in downloads/.
+func TestDownloadOverLimitOneLineBase64(t *testing.T) {
+	const limit = 1000
+	e := newMailEnvMax(t, tools.Options{}, limit)
+	folder := e.acct.Folder("big-att")
+	e.acct.CreateFolder(t, folder)
+	payload := base64.StdEncoding.EncodeToString([]byte(strings.Repeat("x", 1020))) // one line, no breaks
+	uid := e.acct.Append(t, folder, attachmentMessage("big.bin", "base64", payload))
+	res := callTool(t, e.client, "download_attachment", map[string]any{"folder": folder, "uid": uid, "attachment_index": 0})
+	text := res.Content[0].(mcp.TextContent).Text
+	if !res.IsError || !strings.HasPrefix(text, string(tools.CodeAttachmentTooLarge)+": ") {
+		t.Errorf("download of 1020 bytes with limit %d = %q (isError=%v), want ATTACHMENT_TOO_LARGE", limit, text, res.IsError)
+	}
+	ents, _ := os.ReadDir(filepath.Join(e.base, "attachments", "email", "downloads"))
+	for _, en := range ents {
+		t.Errorf("downloads/ holds %q after a failed download", en.Name())
 	}
 }
