@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/binary"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -144,9 +145,16 @@ func decodeCursor(s string) (cursor, error) {
 	return cursor{binary.BigEndian.Uint32(b[1:]), binary.BigEndian.Uint32(b[5:]), binary.BigEndian.Uint32(b[9:])}, nil
 }
 
-// searchDigest identifies a search (folder + criteria) for its cursors.
+// searchDigest identifies a search (folder + criteria) for its cursors. The
+// criteria go through JSON, which follows the pointers of the optional
+// filters (unread, flagged, has_attachments); %+v printed their addresses,
+// so no second page of such a search matched its first.
 func searchDigest(folder string, c imap.SearchCriteria) uint32 {
-	sum := sha256.Sum256(fmt.Appendf(nil, "%q|%+v", folder, c))
+	b, _ := json.Marshal(struct {
+		Folder   string
+		Criteria imap.SearchCriteria
+	}{folder, c})
+	sum := sha256.Sum256(b)
 	return binary.BigEndian.Uint32(sum[:4])
 }
 
