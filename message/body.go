@@ -4,10 +4,8 @@ import (
 	"bytes"
 	"io"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/emersion/go-message/textproto"
-	htmlcharset "golang.org/x/net/html/charset"
 )
 
 // Bodies are the main bodies of a message, decoded to UTF-8 with "\n" line
@@ -107,18 +105,10 @@ func (w *bodyWalker) leaf(ct string, params map[string]string, cte string, body 
 	if (ct == "text/plain" && w.gotText) || (ct == "text/html" && w.gotHTML) {
 		return
 	}
-	raw, _ := decodeTransfer(body, cte) // unknown encoding: keep the bytes
-	label := params["charset"]
-	if ct == "text/html" && label == "" && !utf8.Valid(raw) {
-		_, label, _ = htmlcharset.DetermineEncoding(raw, "text/html")
-	}
-	s := normalizeNewlines(decodeCharset(raw, label))
+	s, _ := DecodeText(body, ct, params, cte) // unknown encoding: keep the bytes
 	if ct == "text/html" {
 		w.html, w.gotHTML = s, true
 		return
-	}
-	if strings.EqualFold(params["format"], "flowed") {
-		s = unflow(s, strings.EqualFold(params["delsp"], "yes"))
 	}
 	w.text, w.gotText = s, true
 }

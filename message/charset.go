@@ -114,16 +114,27 @@ var wordDecoder = &mime.WordDecoder{CharsetReader: func(label string, input io.R
 	return strings.NewReader(decodeCharset(b, label)), nil
 }}
 
-// DecodePart decodes a body part fetched on its own: first the
+// DecodeText decodes a text part (mediaType "text/plain" or "text/html",
+// params its Content-Type parameters with lower-case keys) exactly as
+// [ParseBodies] does, for a part fetched on its own: first the
 // Content-Transfer-Encoding (base64, quoted-printable, 7bit, 8bit, binary;
-// "" means 7bit), then the charset to UTF-8 (see [ParseBodies] for the
-// charset rules). Line endings become "\n". Damaged base64 and
-// quoted-printable are decoded as far as they make sense, never rejected. An
-// unknown transfer encoding returns the body undecoded (as valid UTF-8)
-// together with an error matching [ErrUnknownEncoding].
-func DecodePart(body []byte, encoding, charset string) (string, error) {
+// "" means 7bit), then the charset to UTF-8 (an HTML part without one is
+// read in its <meta charset>), line endings to "\n", and format=flowed
+// text/plain unwrapped (RFC 3676). Damaged base64 and quoted-printable are
+// decoded as far as they make sense, never rejected. An unknown transfer
+// encoding returns the body undecoded (as valid UTF-8) together with an
+// error matching [ErrUnknownEncoding].
+func DecodeText(body []byte, mediaType string, params map[string]string, encoding string) (string, error) {
 	raw, err := decodeTransfer(body, encoding)
-	return normalizeNewlines(decodeCharset(raw, charset)), err
+	label := params["charset"]
+	if mediaType == "text/html" && label == "" && !utf8.Valid(raw) {
+		_, label, _ = htmlcharset.DetermineEncoding(raw, "text/html")
+	}
+	s := normalizeNewlines(decodeCharset(raw, label))
+	if mediaType == "text/plain" && strings.EqualFold(params["format"], "flowed") {
+		s = unflow(s, strings.EqualFold(params["delsp"], "yes"))
+	}
+	return s, err
 }
 
 // decodeTransfer undoes a Content-Transfer-Encoding.

@@ -7,7 +7,7 @@ import (
 	"github.com/email-mcp/email-mcp/message"
 )
 
-func TestDecodePart(t *testing.T) {
+func TestDecodeText(t *testing.T) {
 	tests := []struct {
 		name, body, enc, charset, want string
 		err                            error
@@ -46,9 +46,9 @@ func TestDecodePart(t *testing.T) {
 		{"unknown transfer encoding", "begin 644 x", "x-uuencode", "utf-8", "begin 644 x", message.ErrUnknownEncoding},
 	}
 	for _, tc := range tests {
-		got, err := message.DecodePart([]byte(tc.body), tc.enc, tc.charset)
+		got, err := message.DecodeText([]byte(tc.body), "text/plain", map[string]string{"charset": tc.charset}, tc.enc)
 		if got != tc.want || !errors.Is(err, tc.err) || (tc.err == nil && err != nil) {
-			t.Errorf("%s: DecodePart(%q, %q, %q) = %q, %v; want %q, %v", tc.name, tc.body, tc.enc, tc.charset, got, err, tc.want, tc.err)
+			t.Errorf("%s: DecodeText(%q, %q, %q) = %q, %v; want %q, %v", tc.name, tc.body, tc.enc, tc.charset, got, err, tc.want, tc.err)
 		}
 	}
 }

@@ -22,8 +22,9 @@
 //
 // [ParseBodies] walks the MIME tree of a whole message and picks the first
 // text/plain and the first text/html part that is neither an attachment nor
-// inside a forwarded message/rfc822. [DecodePart] does the same decoding
-// (transfer encoding, then charset) for a part fetched on its own. Labels are
+// inside a forwarded message/rfc822. [DecodeText] does the same decoding
+// (transfer encoding, charset, format=flowed) for a part fetched on its own,
+// so a large message, whose text parts are fetched alone, reads the same. Labels are
 // resolved as a browser would (ISO-8859-1 is read as its superset
 // windows-1252); a label nobody knows keeps the bytes, with invalid UTF-8
 // replaced by U+FFFD. Line endings become "\n"; format=flowed text is

@@ -407,3 +407,71 @@ func TestDownloadOverLimitOneLineBase64(t *testing.T) {
 		t.Errorf("downloads/ holds %q after a failed download", en.Name())
 	}
 }
+
+// mimeMessage is a mail with the given Content-Type and body.
+func mimeMessage(subject, ctype, body string) []byte {
+	return []byte("From: a@example.com\r\nTo: b@example.com\r\nSubject: " + subject +
+		"\r\nMessage-ID: <" + subject + "@x>\r\nDate: Tue, 02 Jan 2024 10:00:00 +0000\r\nMIME-Version: 1.0\r\nContent-Type: " +
+		ctype + "\r\n\r\n" + body)
+}
+
+// search_emails with unread/flagged/has_attachments: the next_cursor of a
+// page must be accepted for the next page of the very same search
+// (DESIGN.md: search_emails ... cursor, next_cursor).
+func TestSearchCursorWithFlagFilters(t *testing.T) {
+	e := newMailEnv(t, tools.Options{MaxSearchResults: 50})
+	folder, uids := e.seed(t, "cursor-flags", "gmail-alternative.eml", "latin1-qp.eml", "newsletter-html-only.eml")
+	for _, filter := range []string{"unread", "flagged", "has_attachments"} {
+		val := filter == "unread" // unread=true, flagged=false, has_attachments=false all match the 3
+		args := map[string]any{"folder": folder, filter: val, "limit": 1}
+		var seen []uint32
+		for page := 0; page < 5; page++ {
+			res := callTool(t, e.client, "search_emails", args)
+			if res.IsError {
+				t.Errorf("%s=%v: page %d of the same search refused: %s", filter, val, page+1, res.Content[0].(mcp.TextContent).Text)
+				break
+			}
+			var r tools.SearchResult
+			structured(t, res, &r)
+			for _, m := range r.Messages {
+				seen = append(seen, m.UID)
+			}
+			if r.NextCursor == nil {
+				break
+			}
+			args["cursor"] = *r.NextCursor
+		}
+		if len(seen) != len(uids) {
+			t.Errorf("%s=%v: paged %v, want all of %v", filter, val, seen, uids)
+		}
+	}
+}
+
+// read_email must show the same body for the same parts whether the message
+// is small (parsed whole) or over readPrefix (1 MiB, text parts fetched on
+// their own): format=flowed is unwrapped (RFC 3676) and an HTML part
+// without a charset parameter is read in its <meta charset> in both paths.
+func TestReadBigMessageSameBody(t *testing.T) {
+	e := newMailEnv(t, tools.Options{})
+	folder, _ := e.seed(t, "big-body")
+	parts := func(attachment string) string {
+		return "--b\r\nContent-Type: text/plain; charset=utf-8; format=flowed\r\n\r\nPlease confirm \r\nyour address.\r\n" +
+			"--b\r\nContent-Type: text/html\r\n\r\n<meta charset=\"windows-1251\"><p>\xcf\xf0\xe8\xe2\xe5\xf2</p>\r\n" +
+			"--b\r\nContent-Type: application/octet-stream\r\nContent-Disposition: attachment; filename=data.bin\r\n\r\n" + attachment + "\r\n--b--\r\n"
+	}
+	line := strings.Repeat("A", 76) + "\r\n"
+	small := e.acct.Append(t, folder, mimeMessage("small", "multipart/mixed; boundary=b", parts(line)))
+	big := e.acct.Append(t, folder, mimeMessage("big", "multipart/mixed; boundary=b", parts(strings.Repeat(line, 15000))))
+	var s, b tools.ReadResult
+	e.call(t, "read_email", map[string]any{"folder": folder, "uid": small, "format": "both"}, &s)
+	e.call(t, "read_email", map[string]any{"folder": folder, "uid": big, "format": "both"}, &b)
+	if s.BodyText != "Please confirm your address." || *s.BodyHTML != "<meta charset=\"windows-1251\"><p>Привет</p>" {
+		t.Fatalf("small message: text %q html %q", s.BodyText, *s.BodyHTML)
+	}
+	if b.BodyText != s.BodyText {
+		t.Errorf("big message body_text = %q, small = %q", b.BodyText, s.BodyText)
+	}
+	if *b.BodyHTML != *s.BodyHTML {
+		t.Errorf("big message body_html = %q, small = %q", *b.BodyHTML, *s.BodyHTML)
+	}
+}

@@ -182,7 +182,7 @@ func messageBodies(ctx context.Context, mail Mailbox, folder string, msg *imap.M
 	}
 	var b message.Bodies
 	for i, p := range parts {
-		s, _ := message.DecodePart(raws[i], p.Encoding, p.Params["charset"])
+		s, _ := message.DecodeText(raws[i], p.MediaType(), p.Params, p.Encoding)
 		if p == textPart {
 			b.Text = s
 		} else {
