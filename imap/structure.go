@@ -8,6 +8,8 @@ import (
 
 	goimap "github.com/emersion/go-imap/v2"
 	"github.com/emersion/go-message/charset"
+
+	"github.com/email-mcp/email-mcp/message"
 )
 
 // Part is one node of a message's MIME structure, as BODYSTRUCTURE
@@ -194,13 +196,15 @@ func decodeParams(in map[string]string) map[string]string {
 }
 
 // decode2231 joins and decodes the RFC 2231 parameters named in keys with
-// mime.ParseMediaType; on a value it cannot read, the raw keys stay.
+// mime.ParseMediaType, in any charset (message.ExtendedParamsToUTF8); on a
+// value it cannot read, the raw keys stay.
 func decode2231(keys []string, in map[string]string) map[string]string {
 	sort.Strings(keys)
 	raw := map[string]string{}
 	for k, v := range in {
 		raw[strings.ToLower(k)] = v
 	}
+	message.ExtendedParamsToUTF8(raw) // ParseMediaType drops other charsets
 	var b strings.Builder
 	b.WriteString("x/x")
 	for _, k := range keys {

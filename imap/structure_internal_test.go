@@ -212,3 +212,14 @@ func BenchmarkHotHasAttachments(b *testing.B) {
 		})
 	}
 }
+
+// RFC 2231 §4: name*=charset'lang'%XX with any registered charset. A value
+// in a charset other than UTF-8/US-ASCII must be decoded, or at worst kept
+// raw (decode2231's own doc: "on a value it cannot read, the raw keys
+// stay"); it must not vanish.
+func TestDecodeParamsNonUTF8(t *testing.T) {
+	got := decodeParams(map[string]string{"filename*": "iso-8859-1''Rechnung%20M%E4rz.pdf"})
+	if got["filename"] != "Rechnung März.pdf" {
+		t.Errorf("decodeParams(filename*=iso-8859-1''Rechnung%%20M%%E4rz.pdf) = %q, want filename \"Rechnung März.pdf\"", got)
+	}
+}

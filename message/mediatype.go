@@ -15,6 +15,7 @@ func parseMediaType(v string) (string, map[string]string) {
 	if v == "" {
 		return "", map[string]string{}
 	}
+	v = extendedToUTF8(v)
 	if t, params, err := mime.ParseMediaType(v); err == nil {
 		return t, params
 	}

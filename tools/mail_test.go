@@ -475,3 +475,23 @@ func TestReadBigMessageSameBody(t *testing.T) {
 		t.Errorf("big message body_html = %q, small = %q", *b.BodyHTML, *s.BodyHTML)
 	}
 }
+
+// RFC 2231 §4 allows any charset in name*=charset'lang'%XX; a file name
+// sent in ISO-8859-1 must be listed (decoded), not dropped.
+func TestAttachmentNonUTF8Name(t *testing.T) {
+	if !mailtest.Dovecot() {
+		t.Log("Dovecot tier only: imapmemserver's BODYSTRUCTURE drops the parameter itself (go-message)")
+		return
+	}
+	e := newMailEnv(t, tools.Options{})
+	folder, _ := e.seed(t, "latin1-name")
+	body := "--b\r\nContent-Type: text/plain; charset=utf-8\r\n\r\nsee attached\r\n" +
+		"--b\r\nContent-Type: application/pdf\r\nContent-Transfer-Encoding: base64\r\n" +
+		"Content-Disposition: attachment; filename*=iso-8859-1''Rechnung%20M%E4rz.pdf\r\n\r\nJVBERi0=\r\n--b--\r\n"
+	uid := e.acct.Append(t, folder, mimeMessage("invoice", "multipart/mixed; boundary=b", body))
+	var r tools.ReadResult
+	e.call(t, "read_email", map[string]any{"folder": folder, "uid": uid}, &r)
+	if len(r.Attachment) != 1 || r.Attachment[0].Filename != "Rechnung März.pdf" {
+		t.Errorf("attachments = %+v, want one named %q", r.Attachment, "Rechnung März.pdf")
+	}
+}
