@@ -21,14 +21,55 @@ import (
 // tricks) and 1×1 tracking pixels. Entities are decoded, whitespace is
 // collapsed, and there are never more than two blank lines in a row.
 func HTMLToText(s string) string {
-	doc, err := html.Parse(strings.NewReader(strings.ToValidUTF8(s, "\uFFFD")))
-	if err != nil { // only reader errors, impossible on a string
-		return ""
+	s = strings.ToValidUTF8(s, "\uFFFD")
+	doc, err := html.Parse(strings.NewReader(s))
+	if err != nil {
+		// x/net/html refuses more than 512 open elements ("open stack of
+		// elements exceeds 512 nodes"): such a document still has text.
+		return flatText(s)
 	}
 	r := renderer{}
 	r.walk(doc)
 	return r.w.String()
 }
+
+// flatText renders HTML that cannot be parsed into a tree token by token:
+// the text of elements that are shown, a line break at block elements and
+// <br>. Lists, tables, quotes, links and hidden elements get no special
+// treatment.
+func flatText(s string) string {
+	var w textWriter
+	z := html.NewTokenizer(strings.NewReader(s))
+	skip := 0 // depth inside skipped elements
+	for range maxFlatTokens {
+		switch z.Next() {
+		case html.ErrorToken:
+			return w.String()
+		case html.TextToken:
+			if skip == 0 {
+				w.text(html.UnescapeString(string(z.Text())))
+			}
+		case html.StartTagToken, html.SelfClosingTagToken, html.EndTagToken:
+			tt := z.Token()
+			switch {
+			case skipped[tt.DataAtom]:
+				if tt.Type == html.StartTagToken {
+					skip++
+				} else if tt.Type == html.EndTagToken && skip > 0 {
+					skip--
+				}
+			case tt.DataAtom == atom.Br:
+				w.lineBreak()
+			case blockGap[tt.DataAtom] > 0 || tt.DataAtom == atom.Li || tt.DataAtom == atom.Tr || tt.DataAtom == atom.Blockquote:
+				w.block(1)
+			}
+		}
+	}
+	return w.String()
+}
+
+// maxFlatTokens bounds flatText: a message body is at most a few MB.
+const maxFlatTokens = 1 << 22
 
 // renderer walks a parsed document without recursion, so that deeply
 // nested input cannot exhaust the stack.
@@ -203,7 +244,7 @@ func (r *renderer) listItem() {
 			l.n++
 		}
 	}
-	r.w.listMarker(strings.Repeat("  ", max(len(r.lists)-1, 0)) + marker)
+	r.w.listMarker(strings.Repeat("  ", min(max(len(r.lists)-1, 0), maxIndent)) + marker)
 }
 
 // cell separates the cells of a row that hold text on the same line.

@@ -1,6 +1,7 @@
 package message_test
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/email-mcp/email-mcp/message"
@@ -67,5 +68,45 @@ func TestHTMLToTextListBlocks(t *testing.T) {
 		if got := message.HTMLToText(tc.in); got != tc.want {
 			t.Errorf("HTMLToText(%q) = %q, want %q", tc.in, got, tc.want)
 		}
+	}
+}
+
+// x/net/html refuses documents nested deeper than 512 open elements; an
+// HTML-only mail with 600 unclosed <div>s must still get a readable text
+// (DESIGN.md: "HTML-only mail gets a readable body_text").
+func TestHTMLDeepNestingKeepsText(t *testing.T) {
+	h := strings.Repeat("<div>", 600) + "Your code is 123456<script>steal()</script><style>p{}</style><p>Bye &amp; thanks"
+	if got, want := message.HTMLToText(h), "Your code is 123456\nBye & thanks"; got != want {
+		t.Errorf("HTMLToText(600 nested divs + text) = %q, want %q", got, want)
+	}
+	raw := "Content-Type: text/html; charset=utf-8\r\n\r\n" + h
+	b, _ := message.ParseBodies([]byte(raw))
+	if !strings.Contains(b.Text, "123456") {
+		t.Errorf("ParseBodies(HTML-only).Text = %q (HTML is %d bytes), want the text", b.Text, len(b.HTML))
+	}
+}
+
+// A tiny HTML body must not render to a text orders of magnitude bigger:
+// the "> " prefix of every line (and the indent of every list item) grows
+// with the nesting depth, so N lines at depth D cost N*D bytes.
+func TestHTMLOutputBounded(t *testing.T) {
+	for name, h := range map[string]string{
+		"blockquote": strings.Repeat("<blockquote>", 400) + strings.Repeat("a<br>", 2000),
+		"list":       "<ul>" + strings.Repeat("<li><ul>", 200) + strings.Repeat("<li>a", 2000),
+	} {
+		out := message.HTMLToText(h)
+		if len(out) > 10*len(h) {
+			t.Errorf("%s: %d bytes of HTML rendered to %d bytes of text (%dx)", name, len(h), len(out), len(out)/len(h))
+		}
+	}
+}
+
+// HTMLToText documents "blockquotes become "> " lines": the first line of a
+// quote must be marked even when the quote is the first thing in the body.
+func TestHTMLLeadingBlockquoteMarked(t *testing.T) {
+	got := message.HTMLToText("<blockquote>quoted line<br>second line</blockquote><p>my reply</p>")
+	want := "> quoted line\n> second line\n\nmy reply"
+	if got != want {
+		t.Errorf("HTMLToText = %q, want %q", got, want)
 	}
 }

@@ -8,6 +8,11 @@ import (
 // maxNewlines caps consecutive line breaks: at most two blank lines.
 const maxNewlines = 3
 
+// maxIndent caps the "> " of nested quotes and the indent of nested lists:
+// each is written on every line, and deeper nesting made a few KB of HTML
+// render to megabytes of prefixes (a line at depth D costs D of them).
+const maxIndent = 8
+
 // textWriter accumulates rendered text. Breaks and separators are pending
 // until the next visible content, so that trailing breaks never pile up and
 // whitespace collapses the way a browser collapses it.
@@ -34,7 +39,7 @@ func (w *textWriter) text(s string) {
 			w.space = true
 			continue
 		}
-		if w.pendingNL > 0 || w.lineStart || w.space || w.cellSep {
+		if w.pendingNL > 0 || w.lineStart || w.space || w.cellSep || w.b.Len() == 0 {
 			w.startContent()
 		}
 		w.writeRune(r)
@@ -74,6 +79,9 @@ func (w *textWriter) appendRaw(s string) {
 
 // startContent flushes what is pending before visible content.
 func (w *textWriter) startContent() {
+	if w.b.Len() == 0 {
+		w.lineStart = true // the first line: a quote's "> " and a marker are due
+	}
 	if w.pendingNL > 0 && w.b.Len() > 0 {
 		for range min(w.pendingNL, maxNewlines) {
 			w.writeRune('\n')
@@ -85,7 +93,7 @@ func (w *textWriter) startContent() {
 	case w.lineStart:
 		w.lineStart = false
 		if w.quote > 0 {
-			w.appendRaw(strings.Repeat("> ", w.quote))
+			w.appendRaw(strings.Repeat("> ", min(w.quote, maxIndent)))
 		}
 		w.appendRaw(w.marker)
 	case w.cellSep && w.last != ' ':
