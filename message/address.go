@@ -15,7 +15,7 @@ var addressParser = &mail.AddressParser{WordDecoder: wordDecoder}
 func (d headerDecoder) addresses(values []string) []Address {
 	var out []Address
 	for _, v := range values {
-		v = strings.TrimSpace(d.raw(v))
+		v = windowsWords(strings.TrimSpace(d.raw(v)))
 		if v == "" {
 			continue
 		}
@@ -63,7 +63,7 @@ func parseOneAddress(s string) (Address, bool) {
 	if s == "" {
 		return Address{}, false
 	}
-	if a, err := addressParser.Parse(s); err == nil {
+	if a, err := addressParser.Parse(windowsWords(s)); err == nil {
 		return Address{Name: oneLine(a.Name), Email: oneLine(a.Address)}, true
 	}
 	return salvageAddress(s), true

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"io"
 	"mime"
+	"regexp"
 	"strings"
 	"unicode/utf8"
 
@@ -104,8 +105,25 @@ func normalizeLabel(label string) string {
 	return label
 }
 
+// latin1Word matches the start of an ISO-8859-1 encoded word. The
+// WordDecoder decodes that charset itself, without CharsetReader, as true
+// ISO-8859-1: the windows-1252 characters senders put there (€, “, ” from
+// Outlook) became control characters, while the same bytes in a body read
+// as windows-1252. windowsWords relabels such words first.
+var latin1Word = regexp.MustCompile(`(?i)=\?iso-8859-1\?`)
+
+// windowsWords relabels ISO-8859-1 encoded words as windows-1252 (its
+// superset, as browsers read it).
+func windowsWords(v string) string {
+	if !strings.Contains(v, "=?") {
+		return v
+	}
+	return latin1Word.ReplaceAllString(v, "=?windows-1252?")
+}
+
 // wordDecoder decodes RFC 2047 encoded words in any charset decodeCharset
 // knows; unknown charsets keep their bytes instead of failing the header.
+// Its input goes through windowsWords first.
 var wordDecoder = &mime.WordDecoder{CharsetReader: func(label string, input io.Reader) (io.Reader, error) {
 	b, err := io.ReadAll(input)
 	if err != nil {

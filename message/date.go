@@ -30,7 +30,7 @@ var dateLayouts = []string{
 // parseDate parses a Date field; it returns the zero time when the field
 // is absent or in no known shape.
 func parseDate(v string) time.Time {
-	v = oneLine(v)
+	v = numericZone(oneLine(v))
 	if v == "" {
 		return time.Time{}
 	}
@@ -49,6 +49,37 @@ func parseDate(v string) time.Time {
 		}
 	}
 	return time.Time{}
+}
+
+// obsZones are the zone names RFC 5322 section 4.3 gives fixed offsets.
+// time.Parse reads a name it does not know as UTC (named "EDT"), which put
+// such dates 4 to 8 hours off.
+var obsZones = map[string]string{
+	"UT": "+0000", "GMT": "+0000",
+	"EST": "-0500", "EDT": "-0400", "CST": "-0600", "CDT": "-0500",
+	"MST": "-0700", "MDT": "-0600", "PST": "-0800", "PDT": "-0700",
+}
+
+// numericZone replaces an obsolete zone name after the time of day by its
+// offset, unless the date has a numeric offset already.
+func numericZone(v string) string {
+	fields := strings.Fields(v)
+	at, timeSeen := -1, false
+	for i, f := range fields {
+		switch {
+		case len(f) == 5 && (f[0] == '+' || f[0] == '-') && strings.Trim(f[1:], "0123456789") == "":
+			return v
+		case strings.Contains(f, ":"):
+			timeSeen = true
+		case timeSeen && at < 0 && obsZones[strings.ToUpper(f)] != "":
+			at = i
+		}
+	}
+	if at < 0 {
+		return v
+	}
+	fields[at] = obsZones[strings.ToUpper(fields[at])]
+	return strings.Join(fields, " ")
 }
 
 // stripComments removes "(...)" comments, such as "(UTC)" or "(PST)".

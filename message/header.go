@@ -85,7 +85,7 @@ func decodeWords(v string) string {
 	if !strings.Contains(v, "=?") {
 		return v
 	}
-	if dec, err := wordDecoder.DecodeHeader(v); err == nil {
+	if dec, err := wordDecoder.DecodeHeader(windowsWords(v)); err == nil {
 		return dec
 	}
 	return v

@@ -150,6 +150,13 @@ func TestParseHeaderDates(t *testing.T) {
 		{"Tue Mar 12 17:15:30 2024", "2024-03-12T17:15:30Z"},
 		{"2024-03-12T17:15:30+01:00", "2024-03-12T17:15:30+01:00"},
 		{"Tue,12 Mar 2024 17:15:30 +0100", "2024-03-12T17:15:30+01:00"},
+		// RFC 5322 4.3 obsolete zones have fixed offsets (they were read as UTC).
+		{"Tue, 1 Jul 2003 10:52:37 EDT", "2003-07-01T10:52:37-04:00"},
+		{"Tue, 1 Jul 2003 10:52:37 pst", "2003-07-01T10:52:37-08:00"},
+		{"Tue, 1 Jul 2003 10:52:37 CST", "2003-07-01T10:52:37-06:00"},
+		{"Tue, 1 Jul 2003 10:52:37 GMT", "2003-07-01T10:52:37Z"},
+		{"Tue, 1 Jul 2003 10:52:37 -0400 (EDT)", "2003-07-01T10:52:37-04:00"},
+		{"Tue Jul  1 10:52:37 PDT 2003", "2003-07-01T10:52:37-07:00"},
 		{"yesterday", ""},
 		{"", ""},
 	}
@@ -173,5 +180,27 @@ func TestParseHeaderNoFields(t *testing.T) {
 	}
 	if _, err := message.ParseHeader([]byte(strings.Repeat("X-A: b\r\n", 3))); err != nil {
 		t.Errorf("ParseHeader(unterminated) = %v, want nil", err)
+	}
+}
+
+// The package resolves ISO-8859-1 as windows-1252 (doc.go), and the body
+// does; an encoded word with the same label and byte must decode the same
+// way instead of losing the character (Outlook's "=?iso-8859-1?Q?=80?=").
+func TestEncodedWordLatin1AsWindows1252(t *testing.T) {
+	raw := "Subject: =?iso-8859-1?Q?Preis_100=80_=93netto=94?=\r\n" +
+		"Content-Type: text/plain; charset=iso-8859-1\r\n\r\nPreis 100\x80 \x93netto\x94\r\n"
+	h, _ := message.ParseHeader([]byte(raw))
+	b, _ := message.ParseBodies([]byte(raw))
+	if h.Subject != b.Text || h.Subject != "Preis 100€ “netto”" {
+		t.Errorf("Subject = %q, body = %q: the same iso-8859-1 bytes decode differently", h.Subject, b.Text)
+	}
+}
+
+// TestEncodedWordLatin1InAddress: a display name in an ISO-8859-1 encoded
+// word reads the same way (the address parser decodes words itself).
+func TestEncodedWordLatin1InAddress(t *testing.T) {
+	h, _ := message.ParseHeader([]byte("From: =?ISO-8859-1?Q?=84Shop=93?= <a@example.com>\r\n\r\n"))
+	if len(h.From) != 1 || h.From[0].Name != "„Shop“" {
+		t.Errorf("From = %+v, want the name „Shop“", h.From)
 	}
 }
