@@ -110,6 +110,9 @@ func TestMiddleware(t *testing.T) {
 		{name: "query access_token", target: "/sse?access_token=x", headers: h("X-API-Key", keyA), status: 400},
 		{name: "query upper-case name", target: "/mcp?API_KEY=x", headers: h("X-API-Key", keyA), status: 400},
 		{name: "query key before origin", target: "/mcp?token=x", headers: h("Origin", "https://evil.example"), status: 400},
+		{name: "query key before a ;", target: "/mcp?api_key=" + keyA + ";client=cursor", headers: h("X-API-Key", keyA), status: 400},
+		{name: "query key after a ;", target: "/mcp?client=cursor;api_key=" + keyA, headers: h("X-API-Key", keyA), status: 400},
+		{name: "query key name escaped", target: "/mcp?api%5Fkey=x", headers: h("X-API-Key", keyA), status: 400},
 		{name: "empty query key is no key", target: "/mcp?key=", headers: h("X-API-Key", keyA), status: 200, key: keyA},
 		{name: "other query parameters", target: "/message?sessionId=abc", headers: h("X-API-Key", keyA), status: 200, key: keyA},
 

@@ -5,6 +5,7 @@ import (
 	"crypto/subtle"
 	"encoding/hex"
 	"net/http"
+	"net/url"
 	"strings"
 )
 
@@ -19,14 +20,20 @@ func IDOf(key string) string {
 }
 
 // keyInQuery returns the name of a non-empty key-like query parameter, or "".
-// The name returned is ours, never the raw one from the URL.
+// The name returned is ours, never the raw one from the URL. The raw query
+// is split at "&" and ";" both: url.Values drops every segment holding a
+// ";", which let "?api_key=KEY;x=y" through.
 func keyInQuery(r *http.Request) string {
-	if r.URL.RawQuery == "" {
-		return ""
-	}
-	for name, vals := range r.URL.Query() {
+	for seg := range strings.FieldsFuncSeq(r.URL.RawQuery, func(c rune) bool { return c == '&' || c == ';' }) {
+		name, val, _ := strings.Cut(seg, "=")
+		if n, err := url.QueryUnescape(name); err == nil {
+			name = n
+		}
+		if val == "" {
+			continue
+		}
 		for _, p := range queryKeyParams {
-			if strings.EqualFold(name, p) && strings.Join(vals, "") != "" {
+			if strings.EqualFold(strings.TrimSpace(name), p) {
 				return p
 			}
 		}
