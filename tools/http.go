@@ -41,13 +41,71 @@ type HTTP struct {
 	http.Handler
 	streamable *server.StreamableHTTPServer
 	sse        *server.SSEServer
+	calls      *inflight
 }
 
-// Shutdown ends the long-lived streams (SSE sessions, Streamable HTTP GET
-// streams) so that http.Server.Shutdown can drain the rest.
+// sseFlush is how long Shutdown leaves the SSE streams open after the last
+// tool call returned: mcp-go queues the answer on the session's stream right
+// after the handler returns, and its stream loop writes it.
+const sseFlush = 100 * time.Millisecond
+
+// Shutdown ends the long-lived SSE streams so that http.Server.Shutdown can
+// finish, once the tool calls still running have returned (or ctx ends):
+// a legacy SSE call answers on its session's stream, and closing the stream
+// first dropped that answer. Call it after http.Server.Shutdown has started
+// (no new requests come in).
 func (h *HTTP) Shutdown(ctx context.Context) {
+	if h.calls.wait(ctx) {
+		t := time.NewTimer(sseFlush)
+		select {
+		case <-t.C:
+		case <-ctx.Done():
+		}
+		t.Stop()
+	}
 	h.sse.CloseSessions()
 	h.streamable.CloseSessions(ctx)
+}
+
+// inflight counts running calls; wait blocks until there are none.
+type inflight struct {
+	mu   sync.Mutex
+	n    int
+	idle chan struct{} // closed when n drops to 0
+}
+
+func (f *inflight) start() {
+	f.mu.Lock()
+	if f.n == 0 {
+		f.idle = make(chan struct{})
+	}
+	f.n++
+	f.mu.Unlock()
+}
+
+func (f *inflight) done() {
+	f.mu.Lock()
+	if f.n--; f.n == 0 {
+		close(f.idle)
+	}
+	f.mu.Unlock()
+}
+
+// wait reports whether the count reached zero before ctx ended.
+func (f *inflight) wait(ctx context.Context) bool {
+	f.mu.Lock()
+	if f.n == 0 {
+		f.mu.Unlock()
+		return true
+	}
+	idle := f.idle
+	f.mu.Unlock()
+	select {
+	case <-idle:
+		return true
+	case <-ctx.Done():
+		return false
+	}
 }
 
 const defaultMaxBody = 4 << 20
@@ -72,6 +130,13 @@ func (s *Server) Handler(opts HTTPOptions) (*HTTP, error) {
 		// the operator's MCP_ALLOWED_HOSTS; mcp-go's own would refuse a
 		// reverse proxy on loopback that keeps the public Host.
 		server.WithDisableLocalhostProtection(true),
+		// No standalone GET stream: stateless, mcp-go files every GET
+		// stream under the session id "", and each POST's ephemeral session
+		// then shared its notification channel, so one client's stream
+		// received another's progress. Nothing is sent unprompted here
+		// (no list_changed, no sampling); GET /mcp answers 405, as the
+		// transport allows (handled below, before mcp-go logs it).
+		server.WithDisableStreaming(true),
 	)
 	owners := &sseOwners{caller: s.callerID, owner: map[string]string{}}
 	sseOpts := []server.SSEOption{
@@ -88,6 +153,10 @@ func (s *Server) Handler(opts HTTPOptions) (*HTTP, error) {
 
 	api := http.NewServeMux()
 	api.Handle("/mcp", dropCancellations(spliceResults(streamable), s.log))
+	api.HandleFunc("GET /mcp", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Allow", "POST, DELETE")
+		writeJSON(w, http.StatusMethodNotAllowed, errBody("METHOD_NOT_ALLOWED", "this server is stateless: it offers no GET stream on /mcp; POST requests"))
+	})
 	api.Handle("GET /sse", owners.stream(sse.SSEHandler()))
 	api.Handle("POST /message", owners.message(sse.MessageHandler()))
 	api.HandleFunc("GET /mcp/tools", s.handleRESTTools)
@@ -103,7 +172,7 @@ func (s *Server) Handler(opts HTTPOptions) (*HTTP, error) {
 		writeJSON(w, http.StatusNotFound, errBody("NOT_FOUND", "this server uses an API key (X-API-Key or Authorization: Bearer), not OAuth"))
 	})
 	root.Handle("/", opts.Auth(limitBody(opts.MaxBodyBytes, api)))
-	return &HTTP{Handler: root, streamable: streamable, sse: sse}, nil
+	return &HTTP{Handler: root, streamable: streamable, sse: sse, calls: &s.calls}, nil
 }
 
 // dropCancellations answers notifications/cancelled on the stateless /mcp

@@ -60,6 +60,7 @@ type Server struct {
 	served  map[string]*spec // by name
 	hidden  map[string]*spec // known but not served (read-only mode or toolset off)
 	started time.Time
+	calls   inflight // tool calls running, for a drain at shutdown
 }
 
 // spec declares one tool.
@@ -171,6 +172,8 @@ func allowErrorOutput(tool *mcp.Tool) error {
 // every call is logged once with its duration and outcome.
 func (s *Server) wrap(sp *spec) server.ToolHandlerFunc {
 	return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		s.calls.start()
+		defer s.calls.done()
 		start := time.Now()
 		args := req.GetArguments()
 		out, err := sp.handle(ctx, req)

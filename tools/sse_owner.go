@@ -45,6 +45,7 @@ func (o *sseOwners) newID(ctx context.Context, _ *http.Request) (string, error) 
 func (o *sseOwners) stream(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		slot := &sessionSlot{}
+		w = &keepCORS{ResponseWriter: w, origin: w.Header().Get(allowOrigin)}
 		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), sessionSlotKey{}, slot)))
 		if slot.id != "" {
 			o.mu.Lock()
@@ -72,3 +73,46 @@ func (o *sseOwners) message(next http.Handler) http.Handler {
 		next.ServeHTTP(w, r)
 	})
 }
+
+const allowOrigin = "Access-Control-Allow-Origin"
+
+// keepCORS keeps the Access-Control-Allow-Origin that the auth layer chose
+// (the allowed origin, or none without an Origin): mcp-go's SSE handler
+// sets "*" on every stream.
+type keepCORS struct {
+	http.ResponseWriter
+	origin      string
+	wroteHeader bool
+}
+
+func (k *keepCORS) WriteHeader(code int) {
+	if !k.wroteHeader {
+		k.wroteHeader = true
+		if k.origin == "" {
+			k.Header().Del(allowOrigin)
+		} else {
+			k.Header().Set(allowOrigin, k.origin)
+		}
+	}
+	k.ResponseWriter.WriteHeader(code)
+}
+
+func (k *keepCORS) Write(p []byte) (int, error) {
+	if !k.wroteHeader {
+		k.WriteHeader(http.StatusOK)
+	}
+	return k.ResponseWriter.Write(p)
+}
+
+// Flush keeps the stream flushable (mcp-go refuses a writer without it).
+func (k *keepCORS) Flush() {
+	if !k.wroteHeader {
+		k.WriteHeader(http.StatusOK)
+	}
+	if f, ok := k.ResponseWriter.(http.Flusher); ok {
+		f.Flush()
+	}
+}
+
+// Unwrap lets http.ResponseController reach the connection.
+func (k *keepCORS) Unwrap() http.ResponseWriter { return k.ResponseWriter }

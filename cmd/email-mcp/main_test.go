@@ -281,3 +281,83 @@ func TestStdio(t *testing.T) {
 		t.Errorf("stdout lacks responses 1 and 2:\n%s", out.String())
 	}
 }
+
+// TestShutdownDrainsSSECall: DESIGN.md, "Graceful shutdown on SIGTERM
+// drains in-flight calls". A tools/call accepted on the legacy SSE transport
+// (202) before SIGTERM, which finishes well within the drain time, must get
+// its answer on the stream before the stream ends.
+func TestShutdownDrainsSSECall(t *testing.T) {
+	t.Setenv("RATE_LIMIT_PER_MINUTE", "0")
+	s := startServe(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 40*time.Second)
+	defer cancel()
+	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, s.base+"/sse", nil)
+	req.Header.Set("X-API-Key", serveKey)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	lines := make(chan string, 1000)
+	go func() {
+		defer close(lines)
+		sc := bufio.NewScanner(resp.Body)
+		sc.Buffer(make([]byte, 1<<20), 1<<20)
+		for sc.Scan() {
+			lines <- sc.Text()
+		}
+	}()
+	next := func(want string) string { // the next data line containing want
+		for {
+			select {
+			case l, ok := <-lines:
+				if !ok {
+					return ""
+				}
+				if strings.HasPrefix(l, "data:") && strings.Contains(l, want) {
+					return strings.TrimSpace(strings.TrimPrefix(l, "data:"))
+				}
+			case <-ctx.Done():
+				return ""
+			}
+		}
+	}
+	endpoint := next("sessionId=")
+	if endpoint == "" {
+		t.Fatal("no endpoint event")
+	}
+	post := func(body string) int {
+		r, _ := http.NewRequestWithContext(ctx, http.MethodPost, s.base+endpoint, strings.NewReader(body))
+		r.Header.Set("X-API-Key", serveKey)
+		r.Header.Set("Content-Type", "application/json")
+		resp, err := http.DefaultClient.Do(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	post(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`)
+	if next(`"id":1`) == "" {
+		t.Fatal("no initialize answer")
+	}
+	post(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	post(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"create_inbox","arguments":{}}}`)
+	created := next(`"id":2`)
+	_, after, _ := strings.Cut(created, `inbox_id\":\"`)
+	inbox, _, _ := strings.Cut(after, `\"`)
+	if inbox == "" {
+		t.Fatalf("create_inbox = %.300s", created)
+	}
+	if status := post(`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"wait_for_email","arguments":{"inbox_id":"` + inbox + `","timeout":2}}}`); status != http.StatusAccepted {
+		t.Fatalf("POST wait_for_email = %d, want 202", status)
+	}
+	s.cancel() // SIGTERM while the call is in flight
+	answer := next(`"id":3`)
+	if code := <-s.done; code != exitOK {
+		t.Errorf("exit = %d", code)
+	}
+	if answer == "" {
+		t.Errorf("the SSE stream ended at SIGTERM without the answer to the in-flight call (wait_for_email, 2 s; drain time %s)", shutdownTimeout)
+	}
+}

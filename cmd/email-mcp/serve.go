@@ -116,8 +116,12 @@ func serveUntilDone(ctx context.Context, srv *http.Server, ln net.Listener, h *t
 	log.Info("shutting down")
 	sctx, cancel := context.WithTimeout(context.Background(), shutdownTimeout)
 	defer cancel()
+	// The server stops taking requests first; running calls finish (those
+	// of SSE sessions answer on their streams, which h.Shutdown then ends).
+	shut := make(chan error, 1)
+	go func() { shut <- srv.Shutdown(sctx) }()
 	h.Shutdown(sctx)
-	if err := srv.Shutdown(sctx); err != nil {
+	if err := <-shut; err != nil {
 		log.Warn("shutdown timed out; closing connections", "err", err)
 		_ = srv.Close()
 	}
