@@ -55,7 +55,7 @@ const sseFlush = 100 * time.Millisecond
 // first dropped that answer. Call it after http.Server.Shutdown has started
 // (no new requests come in).
 func (h *HTTP) Shutdown(ctx context.Context) {
-	if h.calls.wait(ctx) {
+	if busy, ok := h.calls.wait(ctx); busy && ok {
 		t := time.NewTimer(sseFlush)
 		select {
 		case <-t.C:
@@ -91,20 +91,21 @@ func (f *inflight) done() {
 	f.mu.Unlock()
 }
 
-// wait reports whether the count reached zero before ctx ended.
-func (f *inflight) wait(ctx context.Context) bool {
+// wait blocks until the count is zero; busy reports that it was not at
+// first, ok that it reached zero before ctx ended.
+func (f *inflight) wait(ctx context.Context) (busy, ok bool) {
 	f.mu.Lock()
 	if f.n == 0 {
 		f.mu.Unlock()
-		return true
+		return false, true
 	}
 	idle := f.idle
 	f.mu.Unlock()
 	select {
 	case <-idle:
-		return true
+		return true, true
 	case <-ctx.Done():
-		return false
+		return true, false
 	}
 }
 
