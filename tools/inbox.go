@@ -87,9 +87,11 @@ func newTag(label string) string {
 	return prefix + "-" + hex.EncodeToString(rnd)
 }
 
-// address is the inbox's address for a tag.
+// address is the inbox's address for a tag, in lower case: resolve and
+// list compare lower-cased addresses with it, and an INBOX_ADDRESS with
+// capitals (QA.Team@Example.test) made every created inbox unknown to them.
 func (ib *inboxes) address(tag string) string {
-	local, domain, _ := strings.Cut(ib.opts.Address, "@")
+	local, domain, _ := strings.Cut(strings.ToLower(ib.opts.Address), "@")
 	if ib.opts.Sandbox {
 		return tag + "@" + domain
 	}

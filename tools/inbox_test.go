@@ -28,12 +28,21 @@ type inboxEnv struct {
 
 func newInboxEnv(t testing.TB) *inboxEnv {
 	t.Helper()
+	return newInboxEnvAt(t, "")
+}
+
+// newInboxEnvAt is newInboxEnv with INBOX_ADDRESS base; "" derives it from
+// the account's user name.
+func newInboxEnvAt(t testing.TB, base string) *inboxEnv {
+	t.Helper()
 	acct := mailtest.NewAccount(t)
 	mail := imap.New(imap.Options{Host: acct.Host, Port: acct.Port, Username: acct.Username, Password: acct.Password, Security: imap.SecurityPlain, PoolSize: 3})
 	t.Cleanup(func() { _ = mail.Close() })
-	base := acct.Username
-	if !strings.Contains(base, "@") {
-		base += "@example.test"
+	if base == "" {
+		base = acct.Username
+		if !strings.Contains(base, "@") {
+			base += "@example.test"
+		}
 	}
 	ts, err := tools.New(tools.Deps{Mail: mail, Inbox: mail,
 		Inboxes: tools.InboxOptions{Address: base, WaitMax: 30 * time.Second, ProgressEvery: 100 * time.Millisecond}},
@@ -418,5 +427,42 @@ func TestDeleteInboxNoTrash(t *testing.T) {
 	e.call(t, "list_messages", map[string]any{"inbox_id": in.InboxID}, &list)
 	if list.Total != 1 {
 		t.Errorf("after the failed delete the inbox has %d messages, want 1", list.Total)
+	}
+}
+
+// TestInboxAddressMixedCase: INBOX_ADDRESS (or IMAP_USER) written with
+// capitals, as "QA.Team@Example.test": the address create_inbox returns is
+// accepted as inbox_id, and list_inboxes lists the inbox (it listed none).
+func TestInboxAddressMixedCase(t *testing.T) {
+	e := newInboxEnvAt(t, "QA.Team@Example.test")
+	in := e.create(t, "signup")
+	e.deliver(t, in.Address, "Your code", "Your verification code is 583920.")
+
+	res := callTool(t, e.client, "list_messages", map[string]any{"inbox_id": in.Address})
+	if res.IsError {
+		t.Errorf("list_messages(inbox_id=%q, the address create_inbox returned) = %v", in.Address, res.Content)
+	}
+	var inboxes tools.ListInboxesResult
+	e.call(t, "list_inboxes", map[string]any{}, &inboxes)
+	if len(inboxes.Inboxes) != 1 || inboxes.Inboxes[0].InboxID != in.InboxID {
+		t.Errorf("list_inboxes = %+v, want the inbox %s just created", inboxes.Inboxes, in.InboxID)
+	}
+}
+
+// TestWaitHugeTimeoutIsClamped: a timeout beyond time.Duration (1e10 s)
+// overflowed to a negative one and the wait ended at once; it is clamped
+// to WAIT_MAX_SECONDS like any other, and finds the code already there.
+func TestWaitHugeTimeoutIsClamped(t *testing.T) {
+	e := newInboxEnv(t)
+	in := e.create(t, "clamp")
+	since := e.nextSince(t, in.InboxID)
+	e.deliver(t, in.Address, "Your code", "Your verification code is 583920.")
+	res := callTool(t, e.client, "wait_for_otp", map[string]any{"inbox_id": in.InboxID, "since": since, "timeout": 1e10})
+	var got tools.WaitOTPResult
+	if !res.IsError {
+		structured(t, res, &got)
+	}
+	if res.IsError || got.OTP != "583920" {
+		t.Errorf("wait_for_otp(timeout=1e10, a code already waiting) = %v, want the code 583920 (timeout clamped to WAIT_MAX_SECONDS)", res.Content)
 	}
 }

@@ -97,12 +97,24 @@ func parseSinceTime(s string) (time.Time, error) {
 	return time.Time{}, invalidArg("since must be RFC 3339, unix seconds or a message id (got %q)", truncate(s, 60))
 }
 
+// maxDuration is the longest time.Duration.
+const maxDuration = time.Duration(1<<63 - 1)
+
 // clampTimeout applies the default (60 s) and WAIT_MAX_SECONDS.
 func (ib *inboxes) clampTimeout(seconds *float64) (time.Duration, error) {
 	d := 60 * time.Second
 	if seconds != nil {
 		if *seconds <= 0 {
 			return 0, invalidArg("timeout must be a positive number of seconds")
+		}
+		// Compared in seconds before the conversion: a huge timeout
+		// overflowed time.Duration to a negative one and the wait ended at
+		// once instead of being capped.
+		switch max := ib.opts.WaitMax; {
+		case max > 0 && *seconds >= max.Seconds():
+			return max, nil
+		case *seconds >= maxDuration.Seconds():
+			return maxDuration, nil
 		}
 		d = time.Duration(*seconds * float64(time.Second))
 	}
