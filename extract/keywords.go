@@ -55,7 +55,8 @@ var otpKeywords = []kwGroup{
 		"ワンタイムパスワード|ワンタイムコード|セキュリティコード|認証番号|인증번호|인증 번호|인증코드|인증 코드|" +
 		"확인 코드|확인코드|보안 코드|보안코드|일회용 비밀번호|رمز التحقق|رمز التأكيد|رمز الأمان|رمز الدخول|" +
 		"رمز التفعيل|كود التفعيل|رمز|код подтверждения|проверочный код|одноразовый пароль|doğrulama kodu|" +
-		"kod weryfikacyjny"},
+		"doğrulama kodunuz|kodunuz|onay kodu|onay kodunuz|güvenlik kodu|güvenlik kodunuz|giriş kodu|giriş kodunuz|" +
+		"tek kullanımlık şifre|kod weryfikacyjny|コード|ログインコード|セキュリティ コード"},
 	{class: kwCode, weight: 0.6, words: "verify|sign in|sign-in|log in|log-in|login|authenticate|authentication|verificar|" +
 		"iniciar sesión|anmelden|anmeldung|bestätigen|vérifier|connexion|se connecter|entrar|acessar|accedi|" +
 		"enter|introduce|ingresa|eingeben|saisissez|digite|insira|inserisci"},
@@ -79,7 +80,8 @@ var otpKeywords = []kwGroup{
 		"téléphone|tél|adresse|rue|code postal|code promo|code de réduction|code de parrainage|code-barres|" +
 		"numéro de compte|montant|encomenda|fatura|nota fiscal|referência|telefone|endereço|rua|cep|" +
 		"código de desconto|código de indicação|cupom|número da conta|ordine|fattura|riferimento|telefono|indirizzo|" +
-		"codice postale|codice sconto|codice promozionale|importo"},
+		"codice postale|codice sconto|codice promozionale|importo|qrコード|バーコード|クーポンコード|" +
+		"プロモーションコード|郵便番号|注文番号"},
 	{class: kwOther, weight: 0.5, words: "number|no|nummer|número|numéro|numero|nº|n°"},
 	{class: kwDate, weight: 1, words: "©|(c)|copyright|since|year|years|january|february|march|april|may|june|july|august|" +
 		"september|october|november|december|jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec|enero|febrero|" +

@@ -56,7 +56,9 @@ func excludedURL(s string) bool {
 		}
 	}
 	for _, p := range excludedHostPrefixes {
-		if strings.HasPrefix(host, p) {
+		// A help centre's own sign-up (Zendesk: support.<domain>/
+		// verification/email/<token>) carries a secret; its articles do not.
+		if strings.HasPrefix(host, p) && !carriesSecret(u) {
 			return true
 		}
 	}
@@ -73,17 +75,26 @@ func excludedURL(s string) bool {
 }
 
 // ownQuery returns a URL's query in lowercase without the values that are
-// URLs themselves: "/verify?next=https://x/privacy" is not a privacy link.
+// paths, URLs or addresses themselves: "/verify?next=https://x/privacy",
+// "?next=/settings/privacy" and "?email=cookie.lover@x" are no privacy or
+// cookie links. Word values (action=unsubscribe) stay.
 func ownQuery(u *url.URL) string {
 	var b strings.Builder
 	for _, p := range rawParams(u.RawQuery) {
 		b.WriteString(p.key)
-		if v, err := url.QueryUnescape(p.value); err == nil && !strings.Contains(v, "://") {
+		if v, err := url.QueryUnescape(p.value); err == nil && !strings.ContainsAny(v, "/@") {
 			b.WriteString("=" + strings.ToLower(v))
 		}
 		b.WriteByte('&')
 	}
 	return b.String()
+}
+
+// carriesSecret reports a URL with a token parameter or a long random
+// segment or value: a one-time link, not a page.
+func carriesSecret(u *url.URL) bool {
+	info := urlEvidence(u)
+	return info.token || info.opaque
 }
 
 func excludedPath(path string) bool {

@@ -72,3 +72,58 @@ func TestLinksRanking(t *testing.T) {
 }
 
 func htmlMsg(s string) extract.Message { return extract.Message{HTML: s} }
+
+// TestLinkQueryValueNotFooter: a verify link whose own query carries a
+// relative return path or the user's address is not a footer link (it was:
+// only absolute URLs in query values were skipped), while a word value
+// (action=unsubscribe) still makes one.
+func TestLinkQueryValueNotFooter(t *testing.T) {
+	for _, tt := range []struct{ name, href, want string }{
+		{"relative next", "https://app.test/verify-email?token=abc123&amp;next=/settings/privacy",
+			"https://app.test/verify-email?token=abc123&next=/settings/privacy"},
+		{"encoded relative redirect", "https://app.test/verify-email?token=abc123&amp;redirect_to=%2Faccount%2Fpreferences",
+			"https://app.test/verify-email?token=abc123&redirect_to=%2Faccount%2Fpreferences"},
+		{"email value", "https://app.test/verify-email?token=abc123&amp;email=cookie.lover%40example.test",
+			"https://app.test/verify-email?token=abc123&email=cookie.lover%40example.test"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			m := extract.Message{Subject: "Verify your email",
+				HTML: `<p>Thanks for signing up.</p><a href="` + tt.href + `">Verify email</a>`}
+			if got, ok := extract.BestLink(m); !ok || got.URL != tt.want {
+				t.Errorf("BestLink() = %+v, %v; want %q", got, ok, tt.want)
+			}
+		})
+	}
+}
+
+// TestLinkVerifyOnSupportHost: the only link of a "verify your email"
+// mail, carrying a token, is the answer even when the app under test is a
+// help centre on support.<domain> (Zendesk-style sign-up verification).
+func TestLinkVerifyOnSupportHost(t *testing.T) {
+	m := extract.Message{Subject: "Please verify your email",
+		Text: "Please verify your email address by clicking the link below:\n\nhttps://support.acme.test/verification/email/AbC123XyZ789AbC123\n"}
+	want := "https://support.acme.test/verification/email/AbC123XyZ789AbC123"
+	if got, ok := extract.BestLink(m); !ok || got.URL != want {
+		t.Errorf("BestLink() = %+v, %v; want %q", got, ok, want)
+	}
+}
+
+// TestLinkWordQueryValueStillFooter: a query value that is a footer word
+// keeps the link out.
+func TestLinkWordQueryValueStillFooter(t *testing.T) {
+	m := extract.Message{Subject: "Your weekly digest",
+		HTML: `<a href="https://app.test/email?action=unsubscribe&amp;u=AbC123XyZ789AbC123">Click here</a>`}
+	if got, ok := extract.BestLink(m); ok {
+		t.Errorf("BestLink() = %+v, want no link (action=unsubscribe)", got)
+	}
+}
+
+// TestLinkSupportHostPageExcluded: a help-centre page without a secret is
+// still a footer link.
+func TestLinkSupportHostPageExcluded(t *testing.T) {
+	m := extract.Message{Subject: "Verify your email",
+		Text: "Questions? See https://support.acme.test/hc/en-us/articles/360001234567\n"}
+	if got, ok := extract.BestLink(m); ok {
+		t.Errorf("BestLink() = %+v, want no link (a help article)", got)
+	}
+}

@@ -90,3 +90,30 @@ func TestDeterminism(t *testing.T) {
 		}
 	}
 }
+
+// TestOTPKeywordForms: Turkish writes its code words with suffixes
+// ("kodunuz" = your code), Japanese "コード" (code) stands alone or in
+// compounds ("セキュリティ コード", "ログインコード"); a QR code or a postal
+// code is still no OTP.
+func TestOTPKeywordForms(t *testing.T) {
+	for _, tt := range []struct{ text, want string }{
+		{"Doğrulama kodunuz: 583920", "583920"},
+		{"セキュリティ コード: 5839201", "5839201"},
+		{"ログインコード：583920", "583920"},
+	} {
+		t.Run(tt.text, func(t *testing.T) {
+			m := extract.Message{Text: tt.text}
+			if got, ok := extract.BestOTP(m); !ok || got.Code != tt.want {
+				t.Errorf("BestOTP(%q) = %+v, %v; want %s (all: %+v)", tt.text, got, ok, tt.want, extract.OTPs(m))
+			}
+		})
+	}
+}
+
+func TestOTPKeywordFormsNotCodes(t *testing.T) {
+	for _, text := range []string{"QRコード 5839201 を読み取ってください", "郵便番号 1500041"} {
+		if got, ok := extract.BestOTP(extract.Message{Text: text}); ok {
+			t.Errorf("BestOTP(%q) = %+v, want none", text, got)
+		}
+	}
+}
