@@ -137,7 +137,8 @@ var wordDecoder = &mime.WordDecoder{CharsetReader: func(label string, input io.R
 // [ParseBodies] does, for a part fetched on its own: first the
 // Content-Transfer-Encoding (base64, quoted-printable, 7bit, 8bit, binary;
 // "" means 7bit), then the charset to UTF-8 (an HTML part without one is
-// read in its <meta charset>), line endings to "\n", and format=flowed
+// read in its <meta charset>, as is one labelled US-ASCII that holds 8-bit
+// bytes), line endings to "\n", and format=flowed
 // text/plain unwrapped (RFC 3676). Damaged base64 and quoted-printable are
 // decoded as far as they make sense, never rejected. An unknown transfer
 // encoding returns the body undecoded (as valid UTF-8) together with an
@@ -145,7 +146,10 @@ var wordDecoder = &mime.WordDecoder{CharsetReader: func(label string, input io.R
 func DecodeText(body []byte, mediaType string, params map[string]string, encoding string) (string, error) {
 	raw, err := decodeTransfer(body, encoding)
 	label := params["charset"]
-	if mediaType == "text/html" && label == "" && !utf8.Valid(raw) {
+	// US-ASCII counts as no label: IMAP servers report it for a text part
+	// without a charset (RFC 3501 BODYSTRUCTURE default), and declared
+	// ASCII with 8-bit bytes is wrong anyway.
+	if mediaType == "text/html" && (label == "" || strings.EqualFold(strings.Trim(label, `" `), "us-ascii")) && !utf8.Valid(raw) {
 		_, label, _ = htmlcharset.DetermineEncoding(raw, "text/html")
 	}
 	s := normalizeNewlines(decodeCharset(raw, label))

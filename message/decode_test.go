@@ -52,3 +52,16 @@ func TestDecodeText(t *testing.T) {
 		}
 	}
 }
+
+// TestDecodeTextHTMLMeta: an HTML part without a charset, or with the
+// US-ASCII that IMAP servers report for one (RFC 3501 BODYSTRUCTURE
+// default), is read in its <meta charset> when its bytes are not UTF-8.
+func TestDecodeTextHTMLMeta(t *testing.T) {
+	body := []byte("<meta charset=\"windows-1251\"><p>\xcf\xf0\xe8\xe2\xe5\xf2</p>")
+	for _, params := range []map[string]string{{}, {"charset": "us-ascii"}, {"charset": "US-ASCII"}} {
+		got, err := message.DecodeText(body, "text/html", params, "8bit")
+		if err != nil || got != "<meta charset=\"windows-1251\"><p>Привет</p>" {
+			t.Errorf("DecodeText(html, %v) = %q, %v; want it read as windows-1251", params, got, err)
+		}
+	}
+}
