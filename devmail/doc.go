@@ -66,7 +66,8 @@
 // Odd messages are kept, never refused: imapserver serves an empty BODY[]
 // for a message whose header block does not parse, so when the data is empty
 // or its header block does not parse (a "From x" mbox line, a first line
-// without a colon), an empty line is put after the trace headers and the
+// without a colon or starting with white space), an empty line is put after
+// the trace headers and the
 // data is stored byte for byte as the body. An IMAP APPEND of such a message
 // gets the same empty line in front.
 //
@@ -104,8 +105,11 @@
 // Damage is survived, never repaired by deleting: a message file that is
 // missing or does not match its hash is skipped with a warning and left on
 // disk; a journal line that does not parse (a write cut short) is skipped; a
-// state.json that does not parse is renamed to state.json.corrupt-<time> and
-// every intact message file is loaded into a "Recovered" folder. One process
+// state.json that does not parse is renamed to state.json.corrupt-<time>,
+// and a missing one while message files are there is taken as lost: every
+// intact message file the journal does not name is loaded into a
+// "Recovered" folder, and UIDVALIDITY starts past any value the lost state
+// can have used (past the damaged file's own, else at 2^22). One process
 // at a time may use a data dir; a second one on the same ports fails to
 // listen before it reads it.
 //

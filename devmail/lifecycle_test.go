@@ -98,3 +98,18 @@ func TestCloseEndsGoroutines(t *testing.T) {
 		return runtime.NumGoroutine() <= before
 	})
 }
+
+// errors.go: ErrInvalidOptions means Start was given options it cannot run
+// with ("no password, an address that does not parse, a negative size").
+func TestBadAddressIsInvalidOptions(t *testing.T) {
+	for _, addr := range []string{"no-port-here", "127.0.0.1:99999"} {
+		s, err := devmail.Start(context.Background(), devmail.Options{Password: "p", IMAPAddr: addr, SMTPAddr: "127.0.0.1:0"})
+		if err == nil {
+			_ = s.Close()
+			t.Fatalf("Start(IMAPAddr %q) = nil error", addr)
+		}
+		if !errors.Is(err, devmail.ErrInvalidOptions) {
+			t.Errorf("Start(IMAPAddr %q) = %v, want it to match ErrInvalidOptions", addr, err)
+		}
+	}
+}

@@ -8,17 +8,29 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"time"
 )
 
-// readState reads state.json. A missing file is an empty state; one that
-// does not parse is renamed aside (never deleted) and reported as recovered,
-// so that its messages are collected into a "Recovered" folder.
+// readState reads state.json. A missing file is an empty state, unless
+// message files are there (the state was lost: a first start writes one at
+// once); one that does not parse is renamed aside (never deleted). Both are
+// reported as recovered, so that their messages are collected into a
+// "Recovered" folder instead of being taken for leftovers and deleted.
+// A recovered state starts its UIDVALIDITY past any value the lost state
+// can have handed out (recoveredUIDValidity).
 func (s *store) readState() (*stateFile, bool, error) {
 	path := filepath.Join(s.dir, stateName)
 	data, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
-		return &stateFile{Version: stateVersion}, false, nil
+		files, _ := filepath.Glob(filepath.Join(s.dir, messagesDir, "*"+messageExt))
+		if len(files) == 0 {
+			return &stateFile{Version: stateVersion}, false, nil
+		}
+		s.log.Warn("devmail: state file missing but message files present; they go to the Recovered folder",
+			"file", path, "messages", len(files))
+		return &stateFile{Version: stateVersion, UIDValidity: recoveredUIDValidity(nil)}, true, nil
 	} else if err != nil {
 		return nil, false, storeError("read state", path, err)
 	}
@@ -32,7 +44,26 @@ func (s *store) readState() (*stateFile, bool, error) {
 	if err := os.Rename(path, aside); err != nil {
 		return nil, false, storeError("keep unreadable state aside", path, err)
 	}
-	return &stateFile{Version: stateVersion}, true, nil
+	return &stateFile{Version: stateVersion, UIDValidity: recoveredUIDValidity(data)}, true, nil
+}
+
+// uidValidityField finds the stored UIDVALIDITY in a state file that does
+// not parse as a whole.
+var uidValidityField = regexp.MustCompile(`"uid_validity"\s*:\s*([0-9]{1,10})`)
+
+// recoveredUIDValidity is where the UIDVALIDITY counter starts after the
+// state was lost: past the value the damaged file still shows, with room for
+// the folders created since it was written; without one, at the highest
+// value a start skips to (maxUIDValiditySkip), far past what a data dir
+// reaches in use. A UID is then never given twice under one UIDVALIDITY.
+func recoveredUIDValidity(damaged []byte) uint32 {
+	const room = 1 << 16
+	if m := uidValidityField.FindSubmatch(damaged); m != nil {
+		if v, err := strconv.ParseUint(string(m[1]), 10, 32); err == nil && v < maxUIDValiditySkip-room {
+			return uint32(v) + room
+		}
+	}
+	return maxUIDValiditySkip
 }
 
 // readJournal reads journal.jsonl; a line that does not parse (a write cut

@@ -397,3 +397,85 @@ func TestConcurrentDeliveriesPersist(t *testing.T) {
 		t.Errorf("after restart INBOX=%d Archive=%d, want %d in all and %d archived", inbox, archive, senders*each, moved)
 	}
 }
+
+// doc.go: "Start first advances imapmemserver's UIDVALIDITY counter past
+// every value the data dir has seen, so a UID is never reused under the same
+// UIDVALIDITY". After a state.json that does not parse was set aside (its
+// messages go to Recovered, the journal is replayed), the counter starts
+// again from the journal's values only, so INBOX gets UIDVALIDITY 1 again
+// and UID 1 names another message.
+func TestUIDValidityNotReusedAfterCorruptState(t *testing.T) {
+	dir := t.TempDir()
+	ctx := context.Background()
+	s1 := startServer(t, devmail.Options{DataDir: dir})
+	c1 := dialIMAP(t, s1, nil)
+	for _, subj := range []string{"A", "B"} {
+		if err := s1.Deliver(ctx, []byte(message(subj, "u@x.test", subj)), nil); err != nil {
+			t.Fatalf("Deliver() = %v", err)
+		}
+	}
+	before := fetchAll(t, c1, "INBOX") // selects INBOX
+	v1 := uidValidity(t, c1, "INBOX")
+	if err := c1.Store(imap.UIDSetNum(before[0].UID), &imap.StoreFlags{Op: imap.StoreFlagsAdd, Silent: true, Flags: []imap.Flag{imap.FlagDeleted}}, nil).Close(); err != nil {
+		t.Fatalf("Store() = %v", err)
+	}
+	if err := c1.Expunge().Close(); err != nil {
+		t.Fatalf("Expunge() = %v", err)
+	}
+	journal := filepath.Join(dir, "journal.jsonl")
+	eventually(t, "snapshot after EXPUNGE empties the journal", func() bool {
+		fi, err := os.Stat(journal)
+		return err == nil && fi.Size() == 0
+	})
+	if err := s1.Deliver(ctx, []byte(message("C", "u@x.test", "C")), nil); err != nil {
+		t.Fatalf("Deliver() = %v", err)
+	}
+	// A crash now, with state.json damaged.
+	crash := t.TempDir()
+	copyFile(t, journal, filepath.Join(crash, "journal.jsonl"))
+	files, _ := filepath.Glob(filepath.Join(dir, "messages", "*.eml"))
+	for _, f := range files {
+		copyFile(t, f, filepath.Join(crash, "messages", filepath.Base(f)))
+	}
+	if err := os.WriteFile(filepath.Join(crash, "state.json"), []byte("{torn"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	s2 := startServer(t, devmail.Options{DataDir: crash})
+	c2 := dialIMAP(t, s2, nil)
+	after := fetchAll(t, c2, "INBOX")
+	v2 := uidValidity(t, c2, "INBOX")
+	for _, m := range after {
+		if v2 == v1 && m.UID == before[0].UID {
+			t.Errorf("INBOX UIDVALIDITY %d UID %d was %q before the restart and is %q after it",
+				v1, m.UID, header(before[0].Raw, "Subject"), header(m.Raw, "Subject"))
+		}
+	}
+}
+
+// store.go checkOrphans: "After a state file was lost they are the only copy
+// of the mail: they go into a "Recovered" folder instead"; doc.go: "Damage
+// is survived, never repaired by deleting". A missing state.json is taken
+// for an empty store and the start-up snapshot deletes every message file.
+func TestMissingStateKeepsMail(t *testing.T) {
+	dir := t.TempDir()
+	s1 := startServer(t, devmail.Options{DataDir: dir})
+	if err := s1.Deliver(context.Background(), []byte(message("keep", "u@x.test", "A")), nil); err != nil {
+		t.Fatalf("Deliver() = %v", err)
+	}
+	if err := s1.Close(); err != nil {
+		t.Fatalf("Close() = %v", err)
+	}
+	if err := os.Remove(filepath.Join(dir, "state.json")); err != nil {
+		t.Fatal(err)
+	}
+	s2 := startServer(t, devmail.Options{DataDir: dir})
+	c := dialIMAP(t, s2, nil)
+	n := len(fetchAll(t, c, "INBOX"))
+	if _, err := c.Status("Recovered", &imap.StatusOptions{NumMessages: true}).Wait(); err == nil {
+		n += len(fetchAll(t, c, "Recovered"))
+	}
+	files, _ := filepath.Glob(filepath.Join(dir, "messages", "*.eml"))
+	if n != 1 || len(files) != 1 {
+		t.Errorf("after a start without state.json: %d messages served, %d message files on disk; want the delivered one kept", n, len(files))
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -70,6 +71,12 @@ func (o *Options) setDefaults() error {
 	}
 	o.IMAPAddr = cmpOr(o.IMAPAddr, DefaultIMAPAddr)
 	o.SMTPAddr = cmpOr(o.SMTPAddr, DefaultSMTPAddr)
+	for _, a := range []struct{ name, addr string }{{"IMAPAddr", o.IMAPAddr}, {"SMTPAddr", o.SMTPAddr}} {
+		_, port, err := net.SplitHostPort(a.addr)
+		if n, perr := strconv.Atoi(port); err != nil || perr != nil || n < 0 || n > 65535 {
+			return fmt.Errorf("%w: %s %q is not host:port", ErrInvalidOptions, a.name, a.addr)
+		}
+	}
 	o.Username = cmpOr(o.Username, DefaultUsername)
 	o.Domain = cmpOr(clean(o.Domain), DefaultDomain)
 	if o.MaxMessageBytes == 0 {

@@ -179,7 +179,9 @@ func prependTrace(raw []byte, t traceInfo) []byte {
 	}
 	b.WriteString(received(t, eol))
 	msg := append([]byte(b.String()), raw...)
-	if len(raw) == 0 || !headerParses(msg) {
+	// raw's own header block decides: one that starts with white space
+	// parses only as a continuation of Received, glued onto our trace.
+	if len(raw) == 0 || !headerParses(raw) {
 		// imapserver serves an empty BODY[] for a header block it cannot
 		// parse: end the header block here, so raw is kept as the body.
 		msg = slices.Insert(msg, b.Len(), []byte(eol)...)
@@ -249,14 +251,25 @@ func lineEnding(raw []byte) string {
 
 // clean drops control characters so that nothing from the envelope can
 // break a header line.
+// clean drops control characters (no CR/LF can enter a trace header) and
+// cuts s to maxTraceField bytes (RFC 5322 lines stay under 998: go-smtp
+// takes HELO names and addresses of up to 2000).
 func clean(s string) string {
-	return strings.Map(func(r rune) rune {
+	s = strings.Map(func(r rune) rune {
 		if r < 0x20 || r == 0x7f {
 			return -1
 		}
 		return r
 	}, s)
+	if len(s) > maxTraceField {
+		s = strings.ToValidUTF8(s[:maxTraceField], "")
+	}
+	return s
 }
+
+// maxTraceField bounds a HELO name or an address in a trace header: longer
+// than any valid one (253, 254), short enough that no line nears 998.
+const maxTraceField = 320
 
 func newID() string {
 	var b [8]byte

@@ -229,3 +229,50 @@ func TestSMTPUTF8(t *testing.T) {
 		t.Errorf("stored message does not end with the sent one:\n%s", raw)
 	}
 }
+
+// doc.go: when the data's "header block does not parse ..., an empty line is
+// put after the trace headers and the data is stored byte for byte as the
+// body". Data starting with white space does not parse on its own, but is
+// glued onto the server's Received header as a continuation line.
+func TestLeadingWhitespaceNotGluedToReceived(t *testing.T) {
+	s := startServer(t, devmail.Options{})
+	data := " X-Injected: by-sender\r\nSubject: s\r\n\r\nbody\r\n"
+	if err := sendSMTP(t, s, "app@x.test", []string{"u@x.test"}, data); err != nil {
+		t.Fatalf("SendMail() = %v", err)
+	}
+	msgs := fetchAll(t, dialIMAP(t, s, nil), "INBOX")
+	if len(msgs) != 1 {
+		t.Fatalf("INBOX holds %d messages, want 1", len(msgs))
+	}
+	rcv := header(msgs[0].Raw, "Received")
+	if strings.Contains(rcv, "X-Injected") || !strings.HasSuffix(string(msgs[0].Raw), "\r\n\r\n"+data) {
+		t.Errorf("Received = %q (the data's first line became part of it); stored:\n%q", rcv, msgs[0].Raw)
+	}
+}
+
+// RFC 5322 section 2.1.1: a header line MUST be no more than 998 characters.
+// The HELO name goes unshortened into Received.
+func TestReceivedLineLength(t *testing.T) {
+	s := startServer(t, devmail.Options{})
+	c, err := gosmtp.Dial(s.SMTPAddr())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if err := c.Hello(strings.Repeat("a", 1500) + ".test"); err != nil {
+		t.Fatalf("Hello() = %v", err)
+	}
+	if err := c.SendMail("a@x.test", []string{"u@x.test"}, strings.NewReader(message("long", "u@x.test", "x"))); err != nil {
+		t.Fatalf("SendMail() = %v", err)
+	}
+	_ = c.Quit()
+	msgs := fetchAll(t, dialIMAP(t, s, nil), "INBOX")
+	if len(msgs) != 1 {
+		t.Fatalf("INBOX holds %d messages, want 1", len(msgs))
+	}
+	for _, line := range strings.Split(string(msgs[0].Raw), "\r\n") {
+		if len(line) > 998 {
+			t.Errorf("header line of %d characters (max 998): %.60q...", len(line), line)
+		}
+	}
+}
