@@ -14,7 +14,7 @@
 //	}
 //	logger.Info("configuration", "config", cfg) // secrets print as [redacted]
 //
-// Load reads the .env file with godotenv into a map and never changes the
+// Load reads the .env file into a map and never changes the
 // process environment. A variable present in the environment wins over the
 // file, even when it is empty; an empty value counts as unset, so the default
 // applies (`IMAP_HOST= email-mcp` runs the sandbox whatever the file says).
@@ -76,12 +76,15 @@
 //
 // # .env files
 //
-// godotenv reads the file: NAME=value lines, `export` prefixes, # comments,
-// single and double quotes. Unquoted and double-quoted values expand
-// $NAME and ${NAME} from earlier lines of the same file, and a " #" in an
-// unquoted value starts a comment: put a password with $, # or spaces in
-// single quotes. A syntax error names the file but not the text, which could
-// hold a secret. Names in the file that are not ours become warnings.
+// The file holds NAME=value lines, `export` prefixes, # comment lines and
+// blank lines (envfile.go). Single-quoted values are verbatim (no escapes:
+// a trailing backslash is fine); double-quoted ones take \n \t \" \\ \$
+// escapes; both may span lines. Unquoted and double-quoted values expand
+// $NAME and ${NAME} from earlier lines of the same file, and the first " #"
+// in an unquoted value starts a comment: put a password with $, # or spaces
+// in single quotes. A byte order mark and CRLF line ends are fine. A syntax
+// error names the file and the line but not the text, which could hold a
+// secret. Names in the file that are not ours become warnings.
 //
 // # Secrets
 //

@@ -3,7 +3,9 @@ package config_test
 import (
 	"errors"
 	"io/fs"
+	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -134,5 +136,82 @@ func TestEnvFileUnknownNames(t *testing.T) {
 		if strings.Contains(w, "typo") {
 			t.Errorf("warning %q shows a value", w)
 		}
+	}
+}
+
+// The first " #" of an unquoted value starts the comment (godotenv cut at
+// the last one, so a comment holding " #" leaked into the value).
+func TestEnvFileCommentStartsAtFirstHash(t *testing.T) {
+	path := writeFile(t, ".env", "MCP_SERVER_NAME=bot # name shown to clients # see README\n"+
+		"DEFAULT_FROM_NAME=Agent # display name # of sent mail\n")
+	c, err := config.Load(config.LoadOptions{Environ: map[string]string{}, EnvFile: path, EnvFileExplicit: true})
+	if err != nil {
+		t.Fatalf("Load() = %v", err)
+	}
+	if c.MCPServerName != "bot" || c.DefaultFromName != "Agent" {
+		t.Errorf("MCP_SERVER_NAME = %q, DEFAULT_FROM_NAME = %q; want \"bot\", \"Agent\" (the rest is a comment)",
+			c.MCPServerName, c.DefaultFromName)
+	}
+}
+
+// A .env saved by an editor that writes a UTF-8 byte order mark.
+func TestEnvFileWithBOM(t *testing.T) {
+	path := writeFile(t, ".env", "\ufeff# settings\nMCP_SERVER_NAME=bom-test\n")
+	c, err := config.Load(config.LoadOptions{Environ: map[string]string{}, EnvFile: path, EnvFileExplicit: true})
+	if err != nil {
+		t.Fatalf("Load(.env with BOM) = %v", err)
+	}
+	if c.MCPServerName != "bom-test" {
+		t.Errorf("MCP_SERVER_NAME = %q, want bom-test", c.MCPServerName)
+	}
+}
+
+// Double-quoted values take \" escapes (TestEnvFile), also at the end.
+func TestEnvFileEscapedQuoteAtEnd(t *testing.T) {
+	path := writeFile(t, ".env", `DEFAULT_FROM_NAME="The \"Agent\""`+"\n")
+	c, err := config.Load(config.LoadOptions{Environ: map[string]string{}, EnvFile: path, EnvFileExplicit: true})
+	if err != nil {
+		t.Fatalf("Load() = %v", err)
+	}
+	if c.DefaultFromName != `The "Agent"` {
+		t.Errorf("DEFAULT_FROM_NAME = %q, want %q", c.DefaultFromName, `The "Agent"`)
+	}
+}
+
+// doc.go: "put a password with $, # or spaces in single quotes" (verbatim).
+func TestSingleQuotedPasswordEndingInBackslash(t *testing.T) {
+	path := writeFile(t, ".env", "IMAP_PASSWORD='pa$$ #x\\'\nMCP_SERVER_NAME=after\n")
+	c, err := config.Load(config.LoadOptions{Environ: map[string]string{}, EnvFile: path, EnvFileExplicit: true})
+	if err != nil {
+		t.Fatalf("Load() = %v", err)
+	}
+	if c.IMAPPassword.Reveal() != `pa$$ #x\` || c.MCPServerName != "after" {
+		t.Errorf("IMAP_PASSWORD wrong, MCP_SERVER_NAME = %q", c.MCPServerName)
+	}
+}
+
+// A copy of .env.example with IMAP_SSL=false connects to 143, as its
+// comments say (it set IMAP_PORT=993 itself).
+func TestEnvExampleIMAPSSLFalseGives143(t *testing.T) {
+	raw, err := os.ReadFile("../.env.example")
+	if err != nil {
+		t.Fatal(err)
+	}
+	set := func(s, name, value string) string {
+		return regexp.MustCompile(`(?m)^`+name+`=.*$`).ReplaceAllString(s, name+"="+value)
+	}
+	s := string(raw)
+	s = set(s, "IMAP_HOST", "imap.example.com")
+	s = set(s, "IMAP_USER", "agent@example.com")
+	s = set(s, "IMAP_PASSWORD", "pw")
+	s = set(s, "SMTP_HOST", "smtp.example.com")
+	s = set(s, "IMAP_SSL", "false")
+	path := writeFile(t, ".env", s)
+	c, err := config.Load(config.LoadOptions{Environ: map[string]string{}, EnvFile: path, EnvFileExplicit: true})
+	if err != nil {
+		t.Fatalf("Load() = %v", err)
+	}
+	if c.IMAPPort != 143 {
+		t.Errorf("IMAP_PORT = %d after setting IMAP_SSL=false in a copy of .env.example, want 143; warnings: %q", c.IMAPPort, c.Warnings())
 	}
 }

@@ -47,7 +47,7 @@ func (e *VarError) Unwrap() error { return ErrInvalid }
 // envFileError is a .env file problem; it matches ErrEnvFile and ErrInvalid.
 type envFileError struct {
 	path string
-	err  error // an *fs.PathError or errSyntax; never the file's text
+	err  error // an *fs.PathError or "line N: " errSyntax; never the file's text
 }
 
 func (e *envFileError) Error() string {
@@ -60,8 +60,8 @@ func (e *envFileError) Error() string {
 
 func (e *envFileError) Unwrap() []error { return []error{ErrEnvFile, ErrInvalid, e.err} }
 
-// errSyntax replaces godotenv's parse errors, which quote the rest of the
-// file and could so print a secret.
+// errSyntax is a line the .env parser cannot read; the error names the
+// line, never its text, which could hold a secret.
 var errSyntax = errors.New("invalid syntax (write NAME=value lines; quote values with spaces, # or $ in single quotes); the text is not shown as it may hold a secret")
 
 // reasonError is a decode failure: its text is the Reason of a VarError.

@@ -8,8 +8,6 @@ import (
 	"reflect"
 	"slices"
 	"strings"
-
-	"github.com/joho/godotenv"
 )
 
 // DefaultEnvFile is the .env file read when LoadOptions.EnvFile is empty.
@@ -64,19 +62,18 @@ func readEnvFile(path string, explicit bool) (map[string]string, error) {
 	if path == "" {
 		path = DefaultEnvFile
 	}
-	m, err := godotenv.Read(path)
-	if err == nil {
-		return m, nil
-	}
-	var pe *fs.PathError
+	data, err := os.ReadFile(path)
 	switch {
 	case errors.Is(err, fs.ErrNotExist) && !explicit:
 		return map[string]string{}, nil
-	case errors.As(err, &pe):
+	case err != nil:
 		return nil, &envFileError{path: path, err: err}
-	default: // a godotenv syntax error: its text quotes the file
-		return nil, &envFileError{path: path, err: errSyntax}
 	}
+	m, err := parseEnvFile(data)
+	if err != nil { // "line N: " and errSyntax, never the file's text
+		return nil, &envFileError{path: path, err: err}
+	}
+	return m, nil
 }
 
 // osEnviron is the process environment as a map.
