@@ -118,13 +118,7 @@ func doubleQuoted(s string, vars map[string]string) (string, string, error) {
 				b.WriteByte(e)
 			}
 		case '$':
-			name, n := varRef(s[i:])
-			if n == 0 {
-				b.WriteByte('$')
-				continue
-			}
-			b.WriteString(vars[name])
-			i += n - 1
+			i += writeRef(&b, s[i:], vars) - 1
 		default:
 			b.WriteByte(c)
 		}
@@ -155,18 +149,24 @@ func expand(v string, vars map[string]string) string {
 			b.WriteByte('$')
 			i++
 		case v[i] == '$':
-			name, n := varRef(v[i:])
-			if n == 0 {
-				b.WriteByte('$')
-				continue
-			}
-			b.WriteString(vars[name])
-			i += n - 1
+			i += writeRef(&b, v[i:], vars) - 1
 		default:
 			b.WriteByte(v[i])
 		}
 	}
 	return b.String()
+}
+
+// writeRef writes the value of the $NAME or ${NAME} at the start of s, or
+// the $ alone when no name follows, and returns the bytes it read.
+func writeRef(b *strings.Builder, s string, vars map[string]string) int {
+	name, n := varRef(s)
+	if n == 0 {
+		b.WriteByte('$')
+		return 1
+	}
+	b.WriteString(vars[name])
+	return n
 }
 
 // varRef reads $NAME or ${NAME} at the start of s: the name and the bytes
