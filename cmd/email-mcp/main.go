@@ -19,6 +19,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"os/signal"
 	"runtime/debug"
@@ -122,6 +123,19 @@ func parseArgs(args []string, stderr io.Writer) (cmd, envFile string, explicit b
 
 // configErrorLines splits a joined configuration error into one line per
 // variable.
+// startupFailed reports an error of newApp: a configuration error (a
+// config.VarError) as the configuration errors of Load are, with exit 2,
+// anything else in the log with exit 1.
+func startupFailed(err error, log *slog.Logger, stderr io.Writer) int {
+	var ve *config.VarError
+	if errors.As(err, &ve) {
+		fmt.Fprintf(stderr, "email-mcp: the configuration is not valid:\n  %s\n", ve)
+		return exitConfig
+	}
+	log.Error("startup failed", "err", err)
+	return exitFailure
+}
+
 func configErrorLines(err error) []string {
 	if j, ok := err.(interface{ Unwrap() []error }); ok {
 		var lines []string

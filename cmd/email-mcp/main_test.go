@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -359,5 +360,30 @@ func TestShutdownDrainsSSECall(t *testing.T) {
 	}
 	if answer == "" {
 		t.Errorf("the SSE stream ended at SIGTERM without the answer to the in-flight call (wait_for_email, 2 s; drain time %s)", shutdownTimeout)
+	}
+}
+
+// TestUnusableEmailBaseDirIsConfigError: DESIGN.md, "Exit status 2 for bad
+// configuration, with one line per bad or missing variable, naming it"; the
+// systemd unit relies on it (RestartPreventExitStatus=2: "a configuration
+// error: restarting will not fix it"). An EMAIL_BASE_DIR that is a regular
+// file can never become a workspace, yet serve and stdio exit 1 with a log
+// line, so systemd restarts the service every 5 s forever.
+func TestUnusableEmailBaseDirIsConfigError(t *testing.T) {
+	for _, cmd := range []string{"serve", "stdio"} {
+		t.Run(cmd, func(t *testing.T) {
+			sandboxEnv(t)
+			file := filepath.Join(t.TempDir(), "not-a-dir")
+			if err := os.WriteFile(file, []byte("x"), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			t.Setenv("EMAIL_BASE_DIR", file)
+			var out, errb syncBuffer
+			code := run(context.Background(), []string{cmd}, strings.NewReader(""), &out, &errb)
+			if code != exitConfig || !strings.Contains(errb.String(), "\n  EMAIL_BASE_DIR:") {
+				t.Errorf("%s with EMAIL_BASE_DIR=<a regular file>: exit %d, stderr:\n%s\nwant exit %d and a line \"  EMAIL_BASE_DIR: …\"",
+					cmd, code, errb.String(), exitConfig)
+			}
+		})
 	}
 }

@@ -33,8 +33,7 @@ func runServe(ctx context.Context, cfg *config.Config, stdout, stderr io.Writer)
 	}
 	a, err := newApp(ctx, cfg, log, sandboxOptions{})
 	if err != nil {
-		log.Error("startup failed", "err", err)
-		return exitFailure
+		return startupFailed(err, log, stderr)
 	}
 	defer a.Close()
 

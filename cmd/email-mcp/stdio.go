@@ -14,8 +14,7 @@ func runStdio(ctx context.Context, cfg *config.Config, stdin io.Reader, stdout, 
 	log := newLogger(cfg, stderr)
 	a, err := newApp(ctx, cfg, log, sandboxOptions{fallbackPorts: true})
 	if err != nil {
-		log.Error("startup failed", "err", err)
-		return exitFailure
+		return startupFailed(err, log, stderr)
 	}
 	defer a.Close()
 	log.Info("email-mcp serving MCP on stdio", "version", buildVersion(), "sandbox", cfg.Sandbox(), "tools", len(a.tools.ToolNames()))

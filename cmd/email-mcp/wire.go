@@ -5,8 +5,10 @@ import (
 	"crypto/rand"
 	"crypto/tls"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"log/slog"
 	"net"
 	"strconv"
@@ -78,7 +80,10 @@ func newApp(ctx context.Context, cfg *config.Config, log *slog.Logger, so sandbo
 		ws, err := attachments.Open(attachments.Options{BaseDir: cfg.EmailBaseDir, MaxFileSize: cfg.MaxAttachmentBytes(), Logger: log.With("component", "attachments")})
 		if err != nil {
 			a.Close()
-			return nil, fmt.Errorf("EMAIL_BASE_DIR: open the attachments workspace: %w", err)
+			// A configuration error (exit 2): a file where the folder should
+			// be, or no permission, is not fixed by restarting.
+			return nil, &config.VarError{Name: "EMAIL_BASE_DIR", Value: cfg.EmailBaseDir,
+				Reason: fmt.Sprintf("cannot open the attachments workspace: %v", workspaceReason(err))}
 		}
 		a.files = ws
 	}
@@ -270,3 +275,13 @@ func (a *app) readyChecks() []tools.ReadyCheck {
 
 // shutdownTimeout bounds the drain of in-flight calls on SIGTERM.
 const shutdownTimeout = 20 * time.Second
+
+// workspaceReason is the cause of a failed attachments.Open without the
+// path, which VarError already shows as the value.
+func workspaceReason(err error) string {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Op + ": " + pe.Err.Error()
+	}
+	return err.Error()
+}
