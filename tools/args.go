@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"reflect"
 	"strconv"
 	"strings"
@@ -32,12 +33,73 @@ func bindArgs(req mcp.CallToolRequest, dst any) *Error {
 	if len(b) == 0 || b[0] != '{' {
 		return invalidArg("arguments must be a JSON object")
 	}
+	b = integralNumbers(b)
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(dst); err != nil && !errors.Is(err, io.EOF) {
 		return decodeError(err)
 	}
 	return checkLengths(dst)
+}
+
+// integralNumbers rewrites the top-level numbers of an arguments object
+// (and those of its arrays) that are whole but written with a fraction or
+// an exponent (5.0, 1e1) as integers: JSON Schema counts them as integers,
+// Python's json writes floats so, and encoding/json refuses them for an int
+// field. Anything it cannot read is returned as it was (decoding reports it).
+func integralNumbers(b []byte) []byte {
+	if !bytes.ContainsAny(b, ".eE") {
+		return b
+	}
+	var args map[string]json.RawMessage
+	if json.Unmarshal(b, &args) != nil {
+		return b
+	}
+	changed := false
+	fix := func(raw json.RawMessage) json.RawMessage {
+		if n, ok := wholeNumber(raw); ok {
+			changed = true
+			return n
+		}
+		return raw
+	}
+	for k, raw := range args {
+		if t := bytes.TrimSpace(raw); len(t) > 0 && t[0] == '[' {
+			var items []json.RawMessage
+			if json.Unmarshal(t, &items) == nil {
+				for i := range items {
+					items[i] = fix(items[i])
+				}
+				if out, err := json.Marshal(items); err == nil {
+					args[k] = out
+				}
+			}
+			continue
+		}
+		args[k] = fix(raw)
+	}
+	if !changed {
+		return b
+	}
+	out, err := json.Marshal(args)
+	if err != nil {
+		return b
+	}
+	return out
+}
+
+// wholeNumber returns raw as an integer literal when it is a JSON number
+// with a fraction or exponent and a whole value of at most 2^53.
+func wholeNumber(raw json.RawMessage) (json.RawMessage, bool) {
+	t := bytes.TrimSpace(raw)
+	if len(t) == 0 || !(t[0] == '-' || t[0] >= '0' && t[0] <= '9') || !bytes.ContainsAny(t, ".eE") {
+		return raw, false
+	}
+	f, err := strconv.ParseFloat(string(t), 64)
+	if err != nil || f != math.Trunc(f) || math.Abs(f) > 1<<53 {
+		return raw, false
+	}
+	return json.RawMessage(strconv.FormatInt(int64(f), 10)), true
 }
 
 // defaultMaxArg bounds every string argument (folder names, search terms,
@@ -208,15 +270,18 @@ func truncate(s string, n int) string {
 
 // StringList is an argument that takes a JSON array of strings or, as the
 // seed's examples do for one recipient, a single string ("a@x.com"; commas
-// separate several).
+// separate several, outside quotes and angle brackets: "\"Doe, John\"
+// <j@x>" is one address).
 type StringList []string
 
-// UnmarshalJSON accepts ["a","b"], "a" and "a, b".
+// UnmarshalJSON accepts ["a","b"], "a" and "a, b". A value of another type
+// is a *json.UnmarshalTypeError, which the decoder completes with the
+// argument's name.
 func (l *StringList) UnmarshalJSON(b []byte) error {
 	var one string
 	if err := json.Unmarshal(b, &one); err == nil {
 		*l = nil
-		for _, s := range strings.Split(one, ",") {
+		for _, s := range splitList(one) {
 			if s = strings.TrimSpace(s); s != "" {
 				*l = append(*l, s)
 			}
@@ -225,8 +290,57 @@ func (l *StringList) UnmarshalJSON(b []byte) error {
 	}
 	var many []string
 	if err := json.Unmarshal(b, &many); err != nil {
-		return &argError{"expected an array of strings"}
+		return &json.UnmarshalTypeError{Value: "a " + jsonValueKind(b), Type: reflect.TypeFor[[]string]()}
 	}
 	*l = many
 	return nil
+}
+
+// splitList splits s at the commas that are outside double quotes (with
+// backslash escapes), angle brackets and parentheses (comments).
+func splitList(s string) []string {
+	var out []string
+	start, quoted, escaped, angle, paren := 0, false, false, 0, 0
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case escaped:
+			escaped = false
+		case quoted && c == '\\':
+			escaped = true
+		case c == '"':
+			quoted = !quoted
+		case quoted:
+		case c == '<':
+			angle++
+		case c == '>' && angle > 0:
+			angle--
+		case c == '(':
+			paren++
+		case c == ')' && paren > 0:
+			paren--
+		case c == ',' && angle == 0 && paren == 0:
+			out = append(out, s[start:i])
+			start = i + 1
+		}
+	}
+	return append(out, s[start:])
+}
+
+// jsonValueKind names the kind of a JSON value for an error.
+func jsonValueKind(b []byte) string {
+	t := bytes.TrimSpace(b)
+	switch {
+	case len(t) == 0:
+		return "nothing"
+	case t[0] == '{':
+		return "object"
+	case t[0] == '[':
+		return "array of other values"
+	case t[0] == 't' || t[0] == 'f':
+		return "boolean"
+	case t[0] == 'n':
+		return "null"
+	}
+	return "number"
 }

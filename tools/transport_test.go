@@ -180,7 +180,7 @@ func TestInProcessErrorShape(t *testing.T) {
 		want string
 	}{
 		{map[string]any{"include_counts": "yes"}, `INVALID_ARGUMENT: argument "include_counts" must be a boolean`},
-		{map[string]any{"folder": "INBOX"}, `INVALID_ARGUMENT: unknown argument "folder"`},
+		{map[string]any{"folder": "INBOX"}, `INVALID_ARGUMENT: unknown argument "folder" (list_folders takes: include_counts)`},
 	}
 	for _, tc := range cases {
 		res := callTool(t, c, "list_folders", tc.args)
