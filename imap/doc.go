@@ -119,12 +119,13 @@
 // PollInterval.
 //
 // Each subscription has a position, the UID up to which it has been
-// served: afterUID, or the watcher's last UID when afterUID is 0. The
+// served: afterUID at first (0: every message of the folder). The
 // watcher searches from the lowest position, so a subscriber that starts
 // behind it is caught up by the same round that serves the others, and
 // each gets every message above its position once, in UID order. After a
 // lost connection the watcher reconnects with the pool's backoff (which it
-// shares with the pool) and resumes from its last UID: mail that arrived
+// shares with the pool; until that next attempt, Subscribe fails at once
+// with the connect failure) and resumes from its last UID: mail that arrived
 // meanwhile is delivered. A new UIDVALIDITY (the folder was recreated;
 // servers end a session whose folder is deleted) closes every
 // subscription with ErrUIDValidityChanged. A failure the server answered

@@ -275,7 +275,7 @@ func (c *Client) dial(ctx context.Context) (*conn, error) {
 	c.dials++
 	c.mu.Unlock()
 	cn, err := c.connect(ctx, nil)
-	c.dialed(err)
+	c.dialed(ctx, err)
 	if err != nil {
 		return nil, err
 	}
@@ -306,21 +306,27 @@ func (c *Client) dialBlocked() (time.Duration, error) {
 	return 0, nil
 }
 
-// dialed records the outcome of a connect in the shared backoff: a failure
-// (other than the caller giving up) starts or lengthens it, a success ends
-// it.
-func (c *Client) dialed(err error) {
+// dialed records the outcome of a connect made within ctx in the shared
+// backoff: a failure starts or lengthens it, a success ends it. A failure
+// because ctx ended (the caller gave up, or its own deadline came first)
+// says nothing about the server: it is not counted, or every other call
+// would fail at once with that caller's "deadline exceeded" for the whole
+// backoff.
+func (c *Client) dialed(ctx context.Context, err error) {
 	c.mu.Lock()
 	if err == nil {
 		c.failures, c.lastErr = 0, nil
 		c.mu.Unlock()
 		return
 	}
-	if !errors.Is(err, context.Canceled) { // the caller gave up: not the server's fault
-		c.failures++
-		c.retryAt = time.Now().Add(backoff(c.failures))
-		c.lastErr = err
+	if ctx.Err() != nil {
+		c.mu.Unlock()
+		c.opts.Logger.Debug("imap: connect ended with its caller", "addr", c.addr, "err", err)
+		return
 	}
+	c.failures++
+	c.retryAt = time.Now().Add(backoff(c.failures))
+	c.lastErr = err
 	failures := c.failures
 	c.mu.Unlock()
 	c.opts.Logger.Warn("imap: connect failed", "addr", c.addr, "failures", failures, "err", err)

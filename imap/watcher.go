@@ -119,7 +119,7 @@ func (w *watcher) run(ctx context.Context) {
 func (w *watcher) loop(ctx context.Context) error {
 	for attempt := 0; ; attempt++ {
 		if attempt > 0 {
-			if !w.sleep(ctx, w.retryDelay()) {
+			if !w.sleep(ctx, w.nextAttempt()) {
 				break
 			}
 			w.c.watch.count(&w.c.watch.reconnects)
@@ -155,10 +155,27 @@ func transient(err error) bool {
 	return errors.Is(err, ErrConnection) || errors.Is(err, context.DeadlineExceeded)
 }
 
+// nextAttempt is how long to wait before the next connect: until the
+// retryAt that connectFailed set (the one Subscribe fails at once before),
+// else a fresh retryDelay (after a session that failed once connected).
+func (w *watcher) nextAttempt() time.Duration {
+	ws := &w.c.watch
+	ws.mu.Lock()
+	at := w.retryAt
+	ws.mu.Unlock()
+	if d := time.Until(at); d > 0 {
+		return d
+	}
+	return w.retryDelay()
+}
+
 // retryDelay is the pool's backoff after the watcher's own failures, or
 // what remains of the pool's after a failed dial, whichever is longer.
-func (w *watcher) retryDelay() time.Duration {
-	d := backoff(max(w.failures, 1))
+func (w *watcher) retryDelay() time.Duration { return w.retryDelayAfter(max(w.failures, 1)) }
+
+// retryDelayAfter is retryDelay after n failures.
+func (w *watcher) retryDelayAfter(n int) time.Duration {
+	d := backoff(n)
 	if wait, _ := w.c.dialBlocked(); wait > d {
 		d = wait
 	}
@@ -175,7 +192,7 @@ func (w *watcher) open(ctx context.Context, first bool) (cn *conn, check bool, e
 		}
 	}
 	cn, err = w.c.connect(ctx, nil)
-	w.c.dialed(err)
+	w.c.dialed(ctx, err)
 	if err != nil {
 		return nil, false, w.connectFailed(fmt.Errorf("%s: %w", op, err))
 	}
@@ -215,7 +232,9 @@ func (w *watcher) connectFailed(err error) error {
 		return err // closing: run fails everyone with ErrClosed
 	}
 	w.live, w.lastErr = false, err
-	w.retryAt = time.Now().Add(backoff(w.failures + 1))
+	// The next attempt, as loop will wait for it (the pool's backoff
+	// included): until then Subscribe fails at once, as the pool does.
+	w.retryAt = time.Now().Add(w.retryDelayAfter(w.failures + 1))
 	for s := range w.subs {
 		if !s.attached {
 			w.deleteLocked(s)
