@@ -23,7 +23,7 @@ type Config struct {
 	IMAPPassword       Secret   `envconfig:"IMAP_PASSWORD" desc:"IMAP password (required with IMAP_HOST)"`
 	IMAPSSL            bool     `envconfig:"IMAP_SSL" default:"true" desc:"implicit TLS (IMAPS, port 993)"`
 	IMAPStartTLS       StartTLS `envconfig:"IMAP_STARTTLS" default:"true" desc:"when IMAP_SSL=false: true (required), none (when offered; weaker), false (plain text)"`
-	IMAPAllowPlaintext bool     `envconfig:"IMAP_ALLOW_PLAINTEXT" default:"false" desc:"allow IMAP_STARTTLS=false to a host that is not loopback"`
+	IMAPAllowPlaintext bool     `envconfig:"IMAP_ALLOW_PLAINTEXT" default:"false" desc:"allow the IMAP password in clear text to a host that is not loopback (IMAP_STARTTLS=false, or none without STARTTLS)"`
 	IMAPTLSSkipVerify  bool     `envconfig:"IMAP_TLS_SKIP_VERIFY" default:"false" desc:"do not verify the IMAP server certificate (insecure)"`
 	IMAPPoolSize       int      `envconfig:"IMAP_POOL_SIZE" default:"3" range:"1,64" desc:"IMAP connections kept open"`
 
@@ -33,7 +33,7 @@ type Config struct {
 	SMTPPassword       Secret   `envconfig:"SMTP_PASSWORD" desc:"SMTP password (default: IMAP_PASSWORD)"`
 	SMTPSSL            bool     `envconfig:"SMTP_SSL" desc:"implicit TLS (default: true when SMTP_PORT=465)"`
 	SMTPStartTLS       StartTLS `envconfig:"SMTP_STARTTLS" default:"true" desc:"when SMTP_SSL=false: true (required), none (when offered; weaker), false (plain text)"`
-	SMTPAllowPlaintext bool     `envconfig:"SMTP_ALLOW_PLAINTEXT" default:"false" desc:"allow SMTP_STARTTLS=false to a host that is not loopback"`
+	SMTPAllowPlaintext bool     `envconfig:"SMTP_ALLOW_PLAINTEXT" default:"false" desc:"allow the SMTP password in clear text to a host that is not loopback (SMTP_STARTTLS=false, or none without STARTTLS)"`
 	SMTPTLSSkipVerify  bool     `envconfig:"SMTP_TLS_SKIP_VERIFY" default:"false" desc:"do not verify the SMTP server certificate (insecure)"`
 
 	TLSCAFile string `envconfig:"TLS_CA_FILE" desc:"PEM file of extra CA certificates to trust"`

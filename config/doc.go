@@ -45,8 +45,8 @@
 //
 // Additions decided for this package, not in DESIGN.md's list:
 //
-//	IMAP_ALLOW_PLAINTEXT=false  allow IMAP_SSL=false with IMAP_STARTTLS=false to a host that is not loopback
-//	SMTP_ALLOW_PLAINTEXT=false  allow SMTP_SSL=false with SMTP_STARTTLS=false to a host that is not loopback
+//	IMAP_ALLOW_PLAINTEXT=false  allow the IMAP password in clear text to a host that is not loopback (STARTTLS false, or none without STARTTLS)
+//	SMTP_ALLOW_PLAINTEXT=false  allow the SMTP password in clear text to a host that is not loopback (STARTTLS false, or none without STARTTLS)
 //	RATE_LIMIT_PER_MINUTE=120   HTTP requests per minute per API key (0..100000; 0 turns it off)
 //	MCP_ALLOWED_HOSTS           Host header names accepted besides IP literals, localhost and MCP_BASE_URL's host
 //	MCP_MAX_CONNECTIONS=1024    open HTTP connections at once; beyond it new connections get 503

@@ -17,7 +17,9 @@ func TestPlaintextPolicy(t *testing.T) {
 		{"IMAP STARTTLS none is weaker but allowed", []string{"IMAP_SSL", "false", "IMAP_STARTTLS", "none"}, nil},
 		{"IMAP plain text to a remote host", []string{"IMAP_SSL", "false", "IMAP_STARTTLS", "false"}, []string{"IMAP_STARTTLS"}},
 		{"IMAP plain text allowed", []string{"IMAP_SSL", "false", "IMAP_STARTTLS", "false", "IMAP_ALLOW_PLAINTEXT", "true"}, nil},
-		{"IMAP plain text to localhost", []string{"IMAP_HOST", "LocalHost.", "IMAP_SSL", "false", "IMAP_STARTTLS", "false"}, nil},
+		{"IMAP plain text to localhost", []string{"IMAP_HOST", "LocalHost", "IMAP_SSL", "false", "IMAP_STARTTLS", "false"}, nil},
+		// Go's resolver asks DNS for "localhost." (only "localhost" comes from /etc/hosts).
+		{"IMAP plain text to localhost.", []string{"IMAP_HOST", "localhost.", "IMAP_SSL", "false", "IMAP_STARTTLS", "false"}, []string{"IMAP_STARTTLS"}},
 		{"IMAP plain text to 127.0.0.2", []string{"IMAP_HOST", "127.0.0.2", "IMAP_SSL", "false", "IMAP_STARTTLS", "false"}, nil},
 		{"IMAP plain text to ::1", []string{"IMAP_HOST", "::1", "IMAP_SSL", "false", "IMAP_STARTTLS", "false"}, nil},
 		{"IMAP plain text to [::1]", []string{"IMAP_HOST", "[::1]", "IMAP_SSL", "false", "IMAP_STARTTLS", "false"}, nil},

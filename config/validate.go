@@ -283,9 +283,12 @@ func (c *Config) smtpPlaintext() bool {
 	return c.SMTPHost != "" && !c.SMTPSSL && c.SMTPStartTLS == StartTLSDisabled
 }
 
-// isLoopback reports whether host is localhost, 127.0.0.0/8 or ::1.
+// isLoopback reports whether host is localhost, 127.0.0.0/8 or ::1. Not
+// "localhost.": Go's resolver asks DNS for the absolute name (it answers
+// only "localhost" from /etc/hosts), and whoever answers would get the
+// password in clear text.
 func isLoopback(host string) bool {
-	h := strings.TrimSuffix(strings.ToLower(host), ".")
+	h := strings.ToLower(host)
 	if h == "localhost" {
 		return true
 	}

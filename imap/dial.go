@@ -264,10 +264,19 @@ func (c *Client) login(ctx context.Context, cn *conn, d *Diagnosis) error {
 	return nil
 }
 
-// loginAllowed refuses to send the password where it must not go.
+// loginAllowed refuses to send the password where it must not go: never
+// without TLS in the TLS modes, and in the others in clear text only to a
+// loopback peer unless AllowPlainLogin (the peer's address decides, not
+// the host name: "localhost." may be answered by DNS).
 func (c *Client) loginAllowed(cn *conn) error {
-	if !cn.tls && (c.opts.Security == SecurityTLS || c.opts.Security == SecurityStartTLS) {
-		return wrapKind("login", ErrTLS, errors.New("refusing to send credentials without TLS"))
+	if !cn.tls {
+		switch {
+		case c.opts.Security == SecurityTLS || c.opts.Security == SecurityStartTLS:
+			return wrapKind("login", ErrTLS, errors.New("refusing to send credentials without TLS"))
+		case !c.opts.AllowPlainLogin && !loopbackPeer(cn):
+			return wrapKind("login", ErrTLS, errors.New("refusing to send credentials in clear text to a host that is not loopback "+
+				"(no STARTTLS on this connection; IMAP_ALLOW_PLAINTEXT=true allows it)"))
+		}
 	}
 	if cn.caps.Has(goimap.CapLoginDisabled) {
 		return wrapKind("login", ErrTLS, errors.New("server disables LOGIN on this connection (LOGINDISABLED): it needs TLS"))
@@ -291,4 +300,13 @@ func (c *Client) tlsConfig(d *Diagnosis) *tls.Config {
 		return nil
 	}
 	return cfg
+}
+
+// loopbackPeer reports whether the connection's peer is a loopback address.
+func loopbackPeer(cn *conn) bool {
+	if cn.dc == nil {
+		return false
+	}
+	addr, ok := cn.dc.RemoteAddr().(*net.TCPAddr)
+	return ok && addr.IP.IsLoopback()
 }

@@ -68,6 +68,12 @@ type Options struct {
 	Username string
 	Password string
 	Security Security
+	// AllowPlainLogin lets LOGIN go without TLS to a peer that is not
+	// loopback (IMAP_ALLOW_PLAINTEXT): under SecurityPlain, and under
+	// SecurityStartTLSOptional when the server offered no STARTTLS (an
+	// attacker on the path may have hidden it). Without it the password
+	// goes in clear text only to a loopback address.
+	AllowPlainLogin bool
 	// TLSConfig is cloned before use. Nil means the system roots with
 	// ServerName set to Host; an empty ServerName is set to Host too.
 	TLSConfig *tls.Config

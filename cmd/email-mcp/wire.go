@@ -195,6 +195,7 @@ func accountAdapters(cfg *config.Config) (imap.Options, smtp.Options, error) {
 		Host: cfg.IMAPHost, Port: cfg.IMAPPort,
 		Username: cfg.IMAPUser, Password: cfg.IMAPPassword.Reveal(),
 		Security: imapSecurity(cfg), TLSConfig: imapTLS,
+		AllowPlainLogin: cfg.IMAPAllowPlaintext,
 	}
 	so := smtp.Options{
 		Host: cfg.SMTPHost, Port: cfg.SMTPPort,
