@@ -114,7 +114,36 @@ func (ld *loader) lookup(name string) (string, Source) {
 // fail records a bad variable; value must be "" for secrets.
 func (ld *loader) fail(name, value, reason string) {
 	ld.failed[name] = true
-	ld.errs = append(ld.errs, &VarError{Name: name, Value: value, Reason: reason})
+	ld.errs = append(ld.errs, &VarError{Name: name, Value: safeValue(value), Reason: reason})
+}
+
+// isUserPass reports a "user:password" prefix (no blanks, no brackets).
+func isUserPass(s string) bool {
+	return strings.Contains(s, ":") && !strings.ContainsAny(s, " \t\r\n<>")
+}
+
+// safeValue is a value as an error may quote it: without the credentials of
+// a URL or of user:password@host (a host written as a URL is an easy
+// mistake), and without a URL's query and fragment, which may carry a
+// token.
+func safeValue(v string) string {
+	rest, scheme := v, ""
+	if i := strings.Index(v, "://"); i >= 0 {
+		scheme, rest = v[:i+3], v[i+3:]
+		if j := strings.IndexAny(rest, "?#"); j >= 0 {
+			rest = rest[:j] + "?…"
+		}
+	}
+	authority := rest
+	if scheme != "" {
+		if j := strings.IndexByte(rest, '/'); j >= 0 {
+			authority = rest[:j]
+		}
+	}
+	if at := strings.LastIndexByte(authority, '@'); at >= 0 && (scheme != "" || isUserPass(authority[:at])) {
+		rest = "***" + rest[at:]
+	}
+	return scheme + rest
 }
 
 // ok reports whether a variable has not failed yet.

@@ -135,3 +135,31 @@ func TestSecretMethods(t *testing.T) {
 		}
 	}
 }
+
+const urlCanary = "S3CRET-canary-123"
+
+// A URL-shaped host or a token-bearing URL must not be echoed back in the
+// configuration error: the password/token inside it is a secret.
+func TestConfigErrorsHideURLSecrets(t *testing.T) {
+	tests := []struct {
+		name string
+		env  map[string]string
+	}{
+		{"IMAP_HOST as a URL with a password", with(realAccount, "IMAP_HOST", "imaps://agent:"+urlCanary+"@imap.example.com")},
+		{"SMTP_HOST as a URL with a password", with(realAccount, "SMTP_HOST", "smtps://agent:"+urlCanary+"@smtp.example.com")},
+		{"IMAP_HOST as user:password@host", with(realAccount, "IMAP_HOST", "agent:"+urlCanary+"@imap.example.com")},
+		{"MCP_BASE_URL with a token in the query", with(nil, "MCP_BASE_URL", "https://mail.example.com/?access_token="+urlCanary)},
+		{"MCP_ALLOWED_ORIGINS with a token in the query", with(nil, "MCP_ALLOWED_ORIGINS", "https://app.example.com/?token="+urlCanary)},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := load(t, tt.env)
+			if err == nil {
+				t.Fatal("Load() = nil, want an error")
+			}
+			if out := fmt.Sprintf("%v", err); strings.Contains(out, urlCanary) {
+				t.Errorf("Load() error shows the secret:\n%s", out)
+			}
+		})
+	}
+}
