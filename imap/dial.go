@@ -13,6 +13,7 @@ import (
 	"github.com/emersion/go-imap/v2/imapclient"
 
 	"github.com/email-mcp/email-mcp/internal/clampconn"
+	"github.com/email-mcp/email-mcp/internal/redact"
 )
 
 // connect opens a logged-in connection in the configured Security mode. d,
@@ -253,6 +254,8 @@ func (c *Client) login(ctx context.Context, cn *conn, d *Diagnosis) error {
 		} else {
 			err = fmt.Errorf("login: %w", err)
 		}
+		// A server may echo the refused LOGIN, password included.
+		err = redact.Error(err, redact.Password(c.opts.Username, c.opts.Password)...)
 		d.stepf("login as %q: failed: %v", c.opts.Username, err)
 		return err
 	}

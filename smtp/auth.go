@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"github.com/emersion/go-sasl"
+
+	"github.com/email-mcp/email-mcp/internal/redact"
 )
 
 // authPolicy decides whether credentials may be sent to host: always over
@@ -85,6 +87,11 @@ func pickMechanism(offered, user, pass string) (sasl.Client, string) {
 // ErrAuthFailed, "TLS first" answers (523, 538) ErrTLS, 4xx ErrConnection
 // (retry later).
 func (ss *session) authFailure(op string, err error) error {
+	// A server may echo the refused AUTH line: the password in base64.
+	return redact.Error(ss.authError(op, err), redact.Password(ss.s.opts.Username, ss.s.opts.Password)...)
+}
+
+func (ss *session) authError(op string, err error) error {
 	re, ok := asReply(err)
 	switch {
 	case !ok && (isTimeout(err) || ctxErr(ss.ctx) != nil || isNetErr(err)):
