@@ -422,3 +422,28 @@ func TestOverTheWire(t *testing.T) {
 		})
 	}
 }
+
+// TestRefusalLogHidesKeyInPath: a key that reaches the server in the URL
+// path (an escaped "?", a ";" parameter, a segment of its own) is refused,
+// and the refusal log line does not quote it (it did).
+func TestRefusalLogHidesKeyInPath(t *testing.T) {
+	for _, target := range []string{
+		"/mcp%3Fapi_key=" + keyA, // URL-escaped query: r.URL.Path is "/mcp?api_key=<key>"
+		"/mcp;api_key=" + keyA,
+		"/mcp/" + keyA,
+	} {
+		t.Run(target, func(t *testing.T) {
+			var logs bytes.Buffer
+			handler, s := newHandler(t, slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug})))
+			req := httptest.NewRequest(http.MethodPost, target, nil)
+			rec := httptest.NewRecorder()
+			handler.ServeHTTP(rec, req)
+			if s.ran || rec.Code != http.StatusUnauthorized {
+				t.Fatalf("status %d ran %v, want a 401 refusal", rec.Code, s.ran)
+			}
+			if strings.Contains(logs.String(), keyA) {
+				t.Errorf("refusal log shows the API key:\n%s", logs.String())
+			}
+		})
+	}
+}

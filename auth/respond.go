@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"log/slog"
 	"net/http"
+	"strings"
 )
 
 // The error codes of the JSON bodies that refused requests get.
@@ -51,7 +52,7 @@ func (g *guard) refuse(w http.ResponseWriter, r *http.Request, f refusal, level 
 		slog.Int("status", f.status),
 		slog.String("remote", r.RemoteAddr),
 		slog.String("method", r.Method),
-		slog.String("path", clip(r.URL.Path)),
+		slog.String("path", logPath(r.URL.Path)),
 	}, attrs...)
 	g.logger.LogAttrs(r.Context(), level, "request refused", all...)
 	h := w.Header()
@@ -60,6 +61,25 @@ func (g *guard) refuse(w http.ResponseWriter, r *http.Request, f refusal, level 
 	h.Set("Cache-Control", "no-store")
 	w.WriteHeader(f.status)
 	_, _ = w.Write(f.body)
+}
+
+// routeWords are the path segments of our endpoints; logPath shows only
+// those.
+var routeWords = map[string]bool{"": true, "mcp": true, "sse": true, "message": true, "tools": true,
+	"call": true, "health": true, "ready": true, ".well-known": true}
+
+// logPath is a refused request's path as the log shows it: segments that
+// are not ours become "…". A key can reach the path (an escaped "?", a
+// ";" parameter, a segment of its own), and the guard knows only the keys'
+// digests, so it cannot find them there.
+func logPath(p string) string {
+	segs := strings.Split(clip(p), "/")
+	for i, s := range segs {
+		if !routeWords[s] {
+			segs[i] = "…"
+		}
+	}
+	return strings.Join(segs, "/")
 }
 
 // clip bounds a client-chosen string before it is logged.
