@@ -95,6 +95,7 @@ func streamSection(cn *conn, uid uint32, path []int, w io.Writer) (int64, error)
 	var (
 		n     int64
 		found bool
+		isNil bool // the server answered NIL: no such section (RFC 2180 4.1.3: expunged elsewhere)
 		sink  = &sinkWriter{w: w}
 		err   error
 	)
@@ -105,6 +106,7 @@ func streamSection(cn *conn, uid uint32, path []int, w io.Writer) (int64, error)
 				continue
 			}
 			found = true
+			isNil = bs.Literal == nil
 			if bs.Literal != nil {
 				n, err = io.Copy(sink, bs.Literal)
 				if sink.err == nil && err == nil {
@@ -130,6 +132,11 @@ func streamSection(cn *conn, uid uint32, path []int, w io.Writer) (int64, error)
 		return n, fmt.Errorf("uid fetch: %w", closeErr)
 	case !found:
 		return 0, fmt.Errorf("uid %d: %w", uid, ErrMessageNotFound)
+	case isNil:
+		// Not an empty part (that is a literal of 0 bytes): the server has
+		// no such section, typically because another session expunged the
+		// message. An empty file must not pass for the attachment.
+		return 0, fmt.Errorf("uid %d: the server answered NIL for part %v: %w", uid, path, ErrMessageNotFound)
 	}
 	return n, nil
 }

@@ -42,11 +42,19 @@ func ParseBodies(raw []byte) (Bodies, error) {
 	}
 	var w bodyWalker
 	w.entity(f, raw[off:], 0)
-	b := Bodies{Text: strings.TrimRight(w.text, " \t\n"), HTML: w.html}
+	return MakeBodies(w.text, w.html), nil
+}
+
+// MakeBodies builds the Bodies of a message from its decoded text/plain and
+// text/html parts ("" when it has none), as ParseBodies does: trailing blank
+// lines cut from the text, and the HTML rendered to text when the text part
+// is missing or blank. For the parts of a message fetched one by one.
+func MakeBodies(text, html string) Bodies {
+	b := Bodies{Text: strings.TrimRight(text, " \t\n"), HTML: html}
 	if strings.TrimSpace(b.Text) == "" && strings.TrimSpace(b.HTML) != "" {
 		b.Text, b.TextFromHTML = HTMLToText(b.HTML), true
 	}
-	return b, nil
+	return b
 }
 
 // bodyWalker walks a MIME tree depth first, keeping the first text/plain

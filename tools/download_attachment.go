@@ -74,8 +74,11 @@ func downloadAttachment(ctx context.Context, mail Mailbox, files *attachments.Wo
 	if err != nil {
 		return nil, err
 	}
-	if est := decodedSize(part); est > files.MaxFileSize() {
-		return nil, errorf(CodeAttachmentTooLarge, "attachment %d is about %d bytes, over the limit of %d (MAX_ATTACHMENT_SIZE_MB)", *args.AttachmentIndex, est, files.MaxFileSize())
+	// Refused at once only when even its smallest possible decoded size is
+	// over the limit; otherwise the workspace's writer enforces the exact
+	// limit while it streams (an estimate refused attachments under it).
+	if least := minDecodedSize(part); least > files.MaxFileSize() {
+		return nil, errorf(CodeAttachmentTooLarge, "attachment %d is at least %d bytes, over the limit of %d (MAX_ATTACHMENT_SIZE_MB)", *args.AttachmentIndex, least, files.MaxFileSize())
 	}
 	name := args.FilenameOverride
 	if name == "" {

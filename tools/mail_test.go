@@ -365,8 +365,9 @@ func TestListFoldersAccount(t *testing.T) {
 }
 
 // attachmentMessage is a mail with one attachment, its body as given.
+// Its line ends become CRLF; those already CRLF stay so.
 func attachmentMessage(filename, encoding, body string) []byte {
-	return []byte(strings.ReplaceAll(`From: a@example.com
+	return []byte(crlf(`From: a@example.com
 To: b@example.com
 Subject: att
 Message-ID: <one-att@example.com>
@@ -379,12 +380,17 @@ Content-Type: text/plain
 hi
 --B
 Content-Type: application/octet-stream
-Content-Disposition: attachment; filename="`+filename+`"
-Content-Transfer-Encoding: `+encoding+`
+Content-Disposition: attachment; filename="` + filename + `"
+Content-Transfer-Encoding: ` + encoding + `
 
-`+body+`
+` + body + `
 --B--
-`, "\n", "\r\n"))
+`))
+}
+
+// crlf turns every line end of s into CRLF, once.
+func crlf(s string) string {
+	return strings.ReplaceAll(strings.ReplaceAll(s, "\r\n", "\n"), "\n", "\r\n")
 }
 
 // TestDownloadOverLimitOneLineBase64: an attachment written as one base64

@@ -3,6 +3,7 @@ package tools
 import (
 	"context"
 	"errors"
+	"strings"
 
 	"github.com/mark3labs/mcp-go/mcp"
 
@@ -61,7 +62,7 @@ func moveEmail(ctx context.Context, mail Mailbox, args moveArgs) (*MoveResult, e
 	if args.UID == nil {
 		return nil, invalidArg("uid is required")
 	}
-	if from == to {
+	if from == to || strings.EqualFold(from, "INBOX") && strings.EqualFold(to, "INBOX") { // INBOX has no case (RFC 3501 5.1)
 		return nil, invalidArg("from_folder and to_folder are the same")
 	}
 	if err := checkRefs(ctx, mail, from, []UID{*args.UID}); err != nil {

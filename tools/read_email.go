@@ -39,6 +39,7 @@ type ReadResult struct {
 	Truncated  bool             `json:"truncated" jsonschema:"more body follows: call again with offset=next_offset"`
 	NextOffset *int             `json:"next_offset,omitempty"`
 	Hidden     bool             `json:"hidden_characters_removed,omitempty" jsonschema:"invisible or bidi control characters were removed from the text"`
+	Incomplete bool             `json:"body_incomplete,omitempty" jsonschema:"the body is longer than email-mcp reads of one text part (8 MiB): it ends early, and no window reaches past that"`
 	Attachment []AttachmentInfo `json:"attachments"`
 }
 
@@ -130,12 +131,13 @@ func readEmail(ctx context.Context, mail Mailbox, args readArgs) (*ReadResult, e
 		return nil, err
 	}
 	hdr, _ := message.ParseHeader(msg.Raw)
-	bodies, err := messageBodies(ctx, mail, folder, msg)
+	bodies, incomplete, err := messageBodies(ctx, mail, folder, msg)
 	if err != nil {
 		return nil, messageError(err, folder, args.UID.UID)
 	}
 	out := readResult(folder, msg, hdr)
 	window(out, bodies, format, args.Offset, maxChars)
+	out.Incomplete = incomplete
 	if args.MarkRead {
 		seen := true
 		flags, err := mail.SetFlags(ctx, folder, []uint32{msg.UID}, imap.FlagChange{Seen: &seen})
@@ -156,11 +158,12 @@ func messageError(err error, folder string, uid uint32) error {
 }
 
 // messageBodies decodes the main bodies: from the raw message when it came
-// whole, else by fetching only its text parts.
-func messageBodies(ctx context.Context, mail Mailbox, folder string, msg *imap.Message) (message.Bodies, error) {
+// whole, else by fetching only its text parts, at most maxTextPart of each;
+// incomplete reports that one was longer (it was cut, never silently).
+func messageBodies(ctx context.Context, mail Mailbox, folder string, msg *imap.Message) (b message.Bodies, incomplete bool, err error) {
 	if msg.Complete {
 		b, _ := message.ParseBodies(msg.Raw)
-		return b, nil
+		return b, false, nil
 	}
 	textPart, htmlPart := mainTextParts(msg.Structure)
 	var parts []*imap.Part
@@ -170,7 +173,7 @@ func messageBodies(ctx context.Context, mail Mailbox, folder string, msg *imap.M
 		}
 	}
 	if len(parts) == 0 {
-		return message.Bodies{}, nil
+		return message.Bodies{}, false, nil
 	}
 	paths := make([][]int, len(parts))
 	for i, p := range parts {
@@ -178,21 +181,19 @@ func messageBodies(ctx context.Context, mail Mailbox, folder string, msg *imap.M
 	}
 	raws, err := mail.FetchParts(ctx, folder, msg.UID, paths, maxTextPart)
 	if err != nil {
-		return message.Bodies{}, err
+		return message.Bodies{}, false, err
 	}
-	var b message.Bodies
+	var text, html string
 	for i, p := range parts {
+		incomplete = incomplete || len(raws[i]) >= maxTextPart && p.Size > maxTextPart
 		s, _ := message.DecodeText(raws[i], p.MediaType(), p.Params, p.Encoding)
 		if p == textPart {
-			b.Text = s
+			text = s
 		} else {
-			b.HTML = s
+			html = s
 		}
 	}
-	if b.Text == "" && b.HTML != "" {
-		b.Text, b.TextFromHTML = message.HTMLToText(b.HTML), true
-	}
-	return b, nil
+	return message.MakeBodies(text, html), incomplete, nil
 }
 
 // mainTextParts finds the first text/plain and text/html parts that are
@@ -281,6 +282,19 @@ func attachmentList(root *imap.Part) []AttachmentInfo {
 		})
 	}
 	return out
+}
+
+// minDecodedSize is a lower bound of a part's decoded size: base64 carries
+// at least 1 byte per 2 encoded ones (3 per 4, less line breaks on lines
+// of 4 or more), quoted-printable at least 1 per 4 (=XX and soft breaks).
+func minDecodedSize(p *imap.Part) int64 {
+	switch p.Encoding {
+	case "base64":
+		return p.Size / 2
+	case "quoted-printable":
+		return p.Size / 4
+	}
+	return p.Size
 }
 
 // decodedSize estimates a part's size after its transfer encoding is undone.

@@ -107,7 +107,7 @@ func (o *outbox) replyMessage(ctx context.Context, mail Mailbox, folder string, 
 		InReplyTo: inReplyTo, References: refs,
 	}
 	if a.Quote == nil || *a.Quote {
-		bodies, err := messageBodies(ctx, mail, folder, orig)
+		bodies, _, err := messageBodies(ctx, mail, folder, orig)
 		if err != nil {
 			return nil, messageError(err, folder, orig.UID)
 		}
