@@ -11,10 +11,13 @@ import (
 // (only when it was generated for this run), the sandbox's own ports and
 // ready-to-paste client settings.
 func printBanner(w io.Writer, a *app, base, key string, generated bool) {
-	shownKey := "$MCP_API_KEY"
+	// A configured key is never printed: the shell lines read it from the
+	// environment, the JSON ones (which would send "$MCP_API_KEY" as it
+	// stands) show a placeholder to replace.
+	shownKey, jsonKey := "$MCP_API_KEY", "PASTE-YOUR-MCP_API_KEY"
 	keyLine := "from MCP_API_KEY"
 	if generated {
-		shownKey = key
+		shownKey, jsonKey = key, key
 		keyLine = key + "   (generated for this run; set MCP_API_KEY to keep a fixed one)"
 	}
 	smtpAddr := a.sandbox.SMTPAddr()
@@ -39,13 +42,13 @@ email-mcp sandbox is running: a local mail server, nothing is sent to the outsid
 Claude Code:
   claude mcp add --transport http email %[1]s/mcp --header "X-API-Key: %[6]s"
 
-Cursor (~/.cursor/mcp.json) or Claude Desktop with a URL-capable client:
-  {"mcpServers":{"email":{"url":"%[1]s/mcp","headers":{"X-API-Key":"%[6]s"}}}}
+Cursor (~/.cursor/mcp.json):
+  {"mcpServers":{"email":{"url":"%[1]s/mcp","headers":{"X-API-Key":"%[10]s"}}}}
 
 VS Code (.vscode/mcp.json):
-  {"servers":{"email":{"type":"http","url":"%[1]s/mcp","headers":{"X-API-Key":"%[6]s"}}}}
+  {"servers":{"email":{"type":"http","url":"%[1]s/mcp","headers":{"X-API-Key":"%[10]s"}}}}
 
-Claude Desktop (stdio, claude_desktop_config.json):
+Claude Desktop (stdio, claude_desktop_config.json; it starts its own sandbox with its own mailbox):
   {"mcpServers":{"email":{"command":"%[7]s","args":["stdio"]}}}
 
 curl:
@@ -53,9 +56,9 @@ curl:
     -d '{"method":"tools/call","params":{"name":"list_folders","arguments":{"include_counts":true}}}'
 
 Send a test mail into the sandbox:
-  python3 -c 'import smtplib; smtplib.SMTP("%[8]s", %[9]s, local_hostname="localhost").sendmail("app@example.test", ["me@example.test"], "Subject: hello\r\n\r\nYour code is 123456\r\n")'
+  python3 -c 'import smtplib; smtplib.SMTP("%[8]s", %[9]s, local_hostname="localhost").sendmail("app@example.test", ["me@example.test"], "From: app@example.test\r\nTo: me@example.test\r\nSubject: hello\r\n\r\nYour code is 123456\r\n")'
 
-`, base, keyLine, smtpAddr, a.sandbox.IMAPAddr(), persist, shownKey, exe, hostOf(smtpAddr), portOf(smtpAddr))
+`, base, keyLine, smtpAddr, a.sandbox.IMAPAddr(), persist, shownKey, exe, hostOf(smtpAddr), portOf(smtpAddr), jsonKey)
 }
 
 // isTempBuild reports a binary built by `go run` (in a temp dir), whose path

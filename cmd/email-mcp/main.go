@@ -137,6 +137,9 @@ func startupFailed(err error, log *slog.Logger, stderr io.Writer) int {
 }
 
 func configErrorLines(err error) []string {
+	if errors.Is(err, config.ErrEnvFile) && !isJoin(err) {
+		return []string{err.Error()} // one error, whose Unwrap lists its kinds
+	}
 	if j, ok := err.(interface{ Unwrap() []error }); ok {
 		var lines []string
 		for _, e := range j.Unwrap() {
@@ -145,6 +148,20 @@ func configErrorLines(err error) []string {
 		return lines
 	}
 	return []string{err.Error()}
+}
+
+// isJoin reports an errors.Join of several errors (each one a line).
+func isJoin(err error) bool {
+	j, ok := err.(interface{ Unwrap() []error })
+	if !ok {
+		return false
+	}
+	for _, e := range j.Unwrap() {
+		if e == config.ErrEnvFile || e == config.ErrInvalid {
+			return false // a single error that lists its kinds
+		}
+	}
+	return true
 }
 
 func buildVersion() string {
