@@ -40,3 +40,31 @@ func TestEnvFileSyntax(t *testing.T) {
 		}
 	}
 }
+
+// FuzzEnvFile: parseEnvFile never panics, its errors name a line and never
+// quote the file, and a file written with single quotes reads back exactly.
+func FuzzEnvFile(f *testing.F) {
+	for _, s := range []string{"A=1\n", "export B='x y'\n# c\n", `C="a\"b\\" # d`, "D=${A}-$B\r\n", "\uFEFFE='multi\nline'\n",
+		"F='open", `G="x\`, "1H=x", "I", "J=a #b #c", "K='v' tail"} {
+		f.Add(s, "value")
+	}
+	f.Fuzz(func(t *testing.T, file, value string) {
+		got, err := parseEnvFile([]byte(file))
+		if err != nil {
+			if !errors.Is(err, errSyntax) || !strings.HasPrefix(err.Error(), "line ") {
+				t.Fatalf("parseEnvFile(%q) error %q, want errSyntax naming a line", file, err)
+			}
+			if text := strings.TrimPrefix(err.Error(), "line "); strings.Contains(text, strings.TrimSpace(file)) && len(strings.TrimSpace(file)) > 3 {
+				t.Fatalf("parseEnvFile(%q) error %q quotes the file", file, err)
+			}
+		}
+		_ = got
+		if strings.ContainsRune(value, '\'') {
+			return
+		}
+		back, err := parseEnvFile([]byte("X_1='" + value + "'\n"))
+		if err != nil || back["X_1"] != strings.ReplaceAll(value, "\r\n", "\n") {
+			t.Fatalf("single-quoted %q read back as %q, %v", value, back["X_1"], err)
+		}
+	})
+}

@@ -25,6 +25,7 @@ targets="
 ./smtp FuzzMessageHeaders 60000
 ./attachments FuzzSanitizeFilename 100000
 ./attachments FuzzResolve 30000
+./config FuzzEnvFile 60000
 ./imap FuzzSearchCriteria 20000
 ./tools FuzzBindArgs 60000
 ./tools FuzzToolCall 20000
