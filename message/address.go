@@ -36,7 +36,7 @@ func (d headerDecoder) addresses(values []string) []Address {
 func salvageList(v string) []Address {
 	var out []Address
 	pendingName := ""
-	for _, part := range splitAddressList(v) {
+	for _, part := range SplitAddressList(v) {
 		a, ok := parseOneAddress(part)
 		switch {
 		case !ok:
@@ -100,10 +100,10 @@ func cleanEmail(s string) string {
 	return oneLine(strings.Trim(strings.Join(strings.Fields(s), ""), `<>()"',;:`))
 }
 
-// splitAddressList splits a list at commas and semicolons that are outside
+// SplitAddressList splits a list at commas and semicolons that are outside
 // quotes, angle brackets and comments. When a quote is never closed, quotes
 // are ignored so that the entries after it are not lost.
-func splitAddressList(s string) []string {
+func SplitAddressList(s string) []string {
 	if parts, ok := splitList(s, true); ok {
 		return parts
 	}

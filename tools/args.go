@@ -13,6 +13,8 @@ import (
 	"sync"
 
 	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/email-mcp/email-mcp/message"
 )
 
 // bindArgs decodes a call's arguments into dst (a pointer to a struct with
@@ -270,8 +272,8 @@ func truncate(s string, n int) string {
 
 // StringList is an argument that takes a JSON array of strings or, as the
 // seed's examples do for one recipient, a single string ("a@x.com"; commas
-// separate several, outside quotes and angle brackets: "\"Doe, John\"
-// <j@x>" is one address).
+// or semicolons separate several, outside quotes, angle brackets and
+// comments: "\"Doe, John\" <j@x>" is one address; message.SplitAddressList).
 type StringList []string
 
 // UnmarshalJSON accepts ["a","b"], "a" and "a, b". A value of another type
@@ -281,7 +283,7 @@ func (l *StringList) UnmarshalJSON(b []byte) error {
 	var one string
 	if err := json.Unmarshal(b, &one); err == nil {
 		*l = nil
-		for _, s := range splitList(one) {
+		for _, s := range message.SplitAddressList(one) {
 			if s = strings.TrimSpace(s); s != "" {
 				*l = append(*l, s)
 			}
@@ -294,37 +296,6 @@ func (l *StringList) UnmarshalJSON(b []byte) error {
 	}
 	*l = many
 	return nil
-}
-
-// splitList splits s at the commas that are outside double quotes (with
-// backslash escapes), angle brackets and parentheses (comments).
-func splitList(s string) []string {
-	var out []string
-	start, quoted, escaped, angle, paren := 0, false, false, 0, 0
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case escaped:
-			escaped = false
-		case quoted && c == '\\':
-			escaped = true
-		case c == '"':
-			quoted = !quoted
-		case quoted:
-		case c == '<':
-			angle++
-		case c == '>' && angle > 0:
-			angle--
-		case c == '(':
-			paren++
-		case c == ')' && paren > 0:
-			paren--
-		case c == ',' && angle == 0 && paren == 0:
-			out = append(out, s[start:i])
-			start = i + 1
-		}
-	}
-	return append(out, s[start:])
 }
 
 // jsonValueKind names the kind of a JSON value for an error.
