@@ -2,7 +2,6 @@ package tools_test
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -126,17 +125,7 @@ func (s *rawStdio) inputSchemas(t *testing.T) map[string]*jsonschema.Schema {
 	}
 	out := map[string]*jsonschema.Schema{}
 	for _, tool := range list.Tools {
-		doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(tool.InputSchema))
-		if err != nil {
-			t.Fatal(err)
-		}
-		c := jsonschema.NewCompiler()
-		if err := c.AddResource(tool.Name+".json", doc); err != nil {
-			t.Fatal(err)
-		}
-		if out[tool.Name], err = c.Compile(tool.Name + ".json"); err != nil {
-			t.Fatal(err)
-		}
+		out[tool.Name] = compileSchema(t, tool.Name, tool.InputSchema)
 	}
 	return out
 }

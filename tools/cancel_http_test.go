@@ -12,12 +12,19 @@ import (
 
 // post sends one JSON-RPC message to the env's /mcp and returns the answer.
 func (e *testEnv) post(t testing.TB, body string) (int, string) {
-	req, err := http.NewRequest(http.MethodPost, e.http.URL+"/mcp", strings.NewReader(body))
+	return postMCP(t, e.http.URL, testKey, body)
+}
+
+// postMCP sends one JSON-RPC message to url's /mcp with key and returns the
+// status and the answer. It reports failures with t.Error (it is called
+// from goroutines too) and then returns 0, "".
+func postMCP(t testing.TB, url, key, body string) (int, string) {
+	req, err := http.NewRequest(http.MethodPost, url+"/mcp", strings.NewReader(body))
 	if err != nil {
 		t.Error(err)
 		return 0, ""
 	}
-	req.Header.Set("X-API-Key", testKey)
+	req.Header.Set("X-API-Key", key)
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json, text/event-stream")
 	resp, err := http.DefaultClient.Do(req)

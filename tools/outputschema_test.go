@@ -38,17 +38,7 @@ func TestStructuredContentMatchesOutputSchema(t *testing.T) {
 		if err := json.Unmarshal(raw, &decl); err != nil || len(decl.OutputSchema) == 0 {
 			t.Fatalf("%s has no outputSchema (%v)", tool.Name, err)
 		}
-		doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(decl.OutputSchema))
-		if err != nil {
-			t.Fatal(err)
-		}
-		c := jsonschema.NewCompiler()
-		if err := c.AddResource(tool.Name+".json", doc); err != nil {
-			t.Fatal(err)
-		}
-		if schemas[tool.Name], err = c.Compile(tool.Name + ".json"); err != nil {
-			t.Fatalf("%s: outputSchema does not compile: %v", tool.Name, err)
-		}
+		schemas[tool.Name] = compileSchema(t, tool.Name, decl.OutputSchema)
 	}
 	calls := []struct {
 		tool    string
@@ -99,4 +89,22 @@ func TestStructuredContentMatchesOutputSchema(t *testing.T) {
 			t.Errorf("%s is not checked", name)
 		}
 	}
+}
+
+// compileSchema compiles the JSON Schema raw of the tool name.
+func compileSchema(t *testing.T, name string, raw json.RawMessage) *jsonschema.Schema {
+	t.Helper()
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
+	if err != nil {
+		t.Fatalf("%s: schema is not JSON: %v", name, err)
+	}
+	c := jsonschema.NewCompiler()
+	if err := c.AddResource(name+".json", doc); err != nil {
+		t.Fatal(err)
+	}
+	s, err := c.Compile(name + ".json")
+	if err != nil {
+		t.Fatalf("%s: schema does not compile: %v", name, err)
+	}
+	return s
 }

@@ -3,7 +3,6 @@ package tools_test
 import (
 	"bufio"
 	"context"
-	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -97,21 +96,6 @@ func twoKeyServer(t *testing.T) *httptest.Server {
 	srv := httptest.NewServer(h)
 	t.Cleanup(func() { h.Shutdown(context.Background()); srv.Close() })
 	return srv
-}
-
-func postMCP(t *testing.T, url, key, body string) (int, string) {
-	t.Helper()
-	req, _ := http.NewRequest(http.MethodPost, url+"/mcp", strings.NewReader(body))
-	req.Header.Set("X-API-Key", key)
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
-	return resp.StatusCode, string(b)
 }
 
 // TestStatelessMCPHasNoGETStream: /mcp offers no GET stream (405). mcp-go,
