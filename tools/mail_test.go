@@ -484,9 +484,26 @@ func TestReadBigMessageSameBody(t *testing.T) {
 
 // RFC 2231 §4 allows any charset in name*=charset'lang'%XX; a file name
 // sent in ISO-8859-1 must be listed (decoded), not dropped.
+// imapmemserver's own BODYSTRUCTURE drops such a parameter (go-message), so
+// in-process a scripted server sends it as Dovecot does.
 func TestAttachmentNonUTF8Name(t *testing.T) {
+	const want = "Rechnung März.pdf"
 	if !mailtest.Dovecot() {
-		t.Log("Dovecot tier only: imapmemserver's BODYSTRUCTURE drops the parameter itself (go-message)")
+		host, port := mailtest.ScriptedIMAP(t, mailtest.OneMessage{BodyStructure: `BODYSTRUCTURE (("text" "plain" ("charset" "utf-8") NIL NIL "7bit" 14 1 NIL NIL NIL NIL)` +
+			`("application" "pdf" NIL NIL NIL "base64" 8 NIL ("attachment" ("filename*" "iso-8859-1''Rechnung%20M%E4rz.pdf")) NIL NIL) "mixed" ("boundary" "b") NIL NIL NIL)`,
+			Part: "BODY[1] {14}\r\nsee attached\r\n"})
+		mail := imap.New(imap.Options{Host: host, Port: port, Username: "u", Password: "p", Security: imap.SecurityPlain, PoolSize: 1})
+		t.Cleanup(func() { _ = mail.Close() })
+		ts, err := tools.New(tools.Deps{Mail: mail}, tools.Options{Logger: slog.New(slog.DiscardHandler)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		e := &mailEnv{client: inProcessClient(t, ts)}
+		var r tools.ReadResult
+		e.call(t, "read_email", map[string]any{"uid": 5}, &r)
+		if len(r.Attachment) != 1 || r.Attachment[0].Filename != want {
+			t.Errorf("attachments = %+v, want one named %q", r.Attachment, want)
+		}
 		return
 	}
 	e := newMailEnv(t, tools.Options{})
