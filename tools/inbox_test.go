@@ -35,7 +35,12 @@ func newInboxEnv(t testing.TB) *inboxEnv {
 // the account's user name.
 func newInboxEnvAt(t testing.TB, base string) *inboxEnv {
 	t.Helper()
-	acct := mailtest.NewAccount(t)
+	return newInboxEnvOn(t, mailtest.NewAccount(t), base)
+}
+
+// newInboxEnvOn is newInboxEnvAt on the account acct.
+func newInboxEnvOn(t testing.TB, acct *mailtest.Account, base string) *inboxEnv {
+	t.Helper()
 	mail := imap.New(imap.Options{Host: acct.Host, Port: acct.Port, Username: acct.Username, Password: acct.Password, Security: imap.SecurityPlain, PoolSize: 3})
 	t.Cleanup(func() { _ = mail.Close() })
 	if base == "" {
@@ -406,14 +411,10 @@ func TestDeleteInboxPages(t *testing.T) {
 }
 
 // TestDeleteInboxNoTrash: without a trash folder delete_inbox says that the
-// trash is missing (not the inbox's folder) and moves nothing. In-process
-// only: the Dovecot tier shares its Trash between tests.
+// trash is missing (not the inbox's folder) and moves nothing. On an
+// in-process account on every tier: the Dovecot tier shares its Trash.
 func TestDeleteInboxNoTrash(t *testing.T) {
-	if mailtest.Dovecot() {
-		t.Log("in-process only: deleting Trash on the shared Dovecot account would disturb other tests")
-		return
-	}
-	e := newInboxEnv(t)
+	e := newInboxEnvOn(t, mailtest.NewInProcessAccount(t), "")
 	in := e.create(t, "no-trash")
 	e.deliver(t, in.Address, "kept", "hello")
 	if err := e.acct.Client(t).Delete("Trash").Wait(); err != nil {

@@ -68,6 +68,16 @@ func NewAccount(t testing.TB) *Account {
 	return a
 }
 
+// NewInProcessAccount is NewAccount's in-process server on every tier, for
+// a test that must change what every account has (delete Trash, say),
+// which a shared Dovecot account must not see.
+func NewInProcessAccount(t testing.TB) *Account {
+	t.Helper()
+	a := newMemAccount(t)
+	t.Cleanup(func() { a.closeHelper(t) })
+	return a
+}
+
 // Addr is the host:port of the plain-text (and STARTTLS) IMAP port.
 func (a *Account) Addr() string { return net.JoinHostPort(a.Host, strconv.Itoa(a.Port)) }
 
