@@ -235,7 +235,12 @@ func (mv *copyMove) finish(cn *conn) (newUID uint32, copied bool, err error) {
 	if !copied {
 		return 0, false, nil
 	}
-	sel, _, err := cn.selectFolder(mv.from, true)
+	// Synced: on Dovecot a kept selection that predates the original (a
+	// message an earlier move copied in on another connection) does not
+	// know its UID, and UID STORE and UID EXPUNGE of it answer OK doing
+	// nothing, which would leave the original beside its copy (as
+	// MoveMany found; Move's own path checks the UID first).
+	sel, err := cn.selectCurrent(mv.from, true)
 	if err != nil {
 		return 0, false, err
 	}
