@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"net"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -146,7 +147,11 @@ func (w *rssWatch) finish() *RSSReport {
 // port is port: the process's sockets (/proc/PID/fd) matched by inode
 // against /proc/PID/net/tcp and tcp6 (which list the whole network
 // namespace).
-func tcpConns(pid, port int) (int, error) {
+func tcpConns(pid, port int) (int, error) { return tcpConnsTo(pid, nil, port) }
+
+// tcpConnsTo is tcpConns for connections to ip:port only (any address when
+// ip is nil).
+func tcpConnsTo(pid int, ip net.IP, port int) (int, error) {
 	inodes, err := socketInodes(pid)
 	if err != nil {
 		return 0, err
@@ -157,7 +162,7 @@ func tcpConns(pid, port int) (int, error) {
 		if err != nil {
 			continue
 		}
-		n += countConns(b, port, inodes)
+		n += countConns(b, procAddr(ip, port), inodes)
 	}
 	return n, nil
 }
@@ -186,9 +191,9 @@ func socketInodes(pid int) (map[string]bool, error) {
 const tcpEstablished = "01"
 
 // countConns counts the lines of a /proc/net/tcp table that are
-// established, have remote port port and an inode in inodes.
-func countConns(table []byte, port int, inodes map[string]bool) int {
-	want := fmt.Sprintf("%04X", port)
+// established, have the remote address want (procAddr) and an inode in
+// inodes.
+func countConns(table []byte, want string, inodes map[string]bool) int {
 	n := 0
 	sc := bufio.NewScanner(bytes.NewReader(table))
 	for sc.Scan() {
@@ -197,10 +202,18 @@ func countConns(table []byte, port int, inodes map[string]bool) int {
 		if len(f) < 10 || f[3] != tcpEstablished {
 			continue
 		}
-		_, rport, ok := strings.Cut(f[2], ":")
-		if ok && rport == want && inodes[f[9]] {
+		if inodes[f[9]] && (f[2] == want || strings.HasPrefix(want, ":") && strings.HasSuffix(f[2], want)) {
 			n++
 		}
 	}
 	return n
+}
+
+// procAddr is ip:port as /proc/net/tcp writes it (the IPv4 address as a
+// little-endian hex word, "0100007F:1F90"), or ":PORT" for any address.
+func procAddr(ip net.IP, port int) string {
+	if ip4 := ip.To4(); ip4 != nil {
+		return fmt.Sprintf("%02X%02X%02X%02X:%04X", ip4[3], ip4[2], ip4[1], ip4[0], port)
+	}
+	return fmt.Sprintf(":%04X", port)
 }

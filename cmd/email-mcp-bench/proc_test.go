@@ -50,15 +50,22 @@ func TestCountConns(t *testing.T) {
 `
 	// 0x03E1 is 993: lines 0 and 1 are ours and established; 2 is in
 	// TIME_WAIT, 3 has 993 as its local port, 4 belongs to another process.
-	if n := countConns([]byte(table), 993, map[string]bool{"111": true, "222": true, "333": true, "444": true}); n != 2 {
-		t.Errorf("countConns() = %d, want 2", n)
+	inodes := map[string]bool{"111": true, "222": true, "333": true, "444": true}
+	if n := countConns([]byte(table), procAddr(nil, 993), inodes); n != 2 {
+		t.Errorf("countConns(any:993) = %d, want 2", n)
+	}
+	if n := countConns([]byte(table), procAddr(net.IPv4(127, 0, 0, 1), 993), inodes); n != 2 {
+		t.Errorf("countConns(127.0.0.1:993) = %d, want 2", n)
+	}
+	if n := countConns([]byte(table), procAddr(net.IPv4(127, 0, 0, 77), 993), inodes); n != 0 {
+		t.Errorf("countConns(127.0.0.77:993) = %d, want 0 (another address, same port)", n)
 	}
 }
 
-// TestTCPConnsSelf counts this process's own connection to a listener. The
-// listener is on 127.0.0.77, an address no other test of the package uses:
-// on 127.0.0.1 its port may be one an earlier test's server had, and a
-// client of that test still dialling it connected here (CI saw 2).
+// TestTCPConnsSelf counts this process's own connection to a listener, by
+// its full address: the listener is on 127.0.0.77, and Linux may give it a
+// port an earlier test's server still holds on 127.0.0.1, whose clients
+// counted too when only the port was compared (CI saw 2, twice).
 func TestTCPConnsSelf(t *testing.T) {
 	ln, err := net.Listen("tcp", "127.0.0.77:0")
 	if err != nil {
@@ -66,7 +73,7 @@ func TestTCPConnsSelf(t *testing.T) {
 	}
 	defer ln.Close()
 	port := ln.Addr().(*net.TCPAddr).Port
-	before, err := tcpConns(os.Getpid(), port)
+	before, err := tcpConnsTo(os.Getpid(), net.IPv4(127, 0, 0, 77), port)
 	if err != nil || before != 0 {
 		t.Fatalf("tcpConns() before dialling = %d, %v; want 0", before, err)
 	}
@@ -80,7 +87,7 @@ func TestTCPConnsSelf(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	if n, err := tcpConns(os.Getpid(), port); err != nil || n != 1 {
+	if n, err := tcpConnsTo(os.Getpid(), net.IPv4(127, 0, 0, 77), port); err != nil || n != 1 {
 		t.Errorf("tcpConns() with one connection = %d, %v; want 1 (the accepted side has the port as local port)", n, err)
 	}
 }
