@@ -55,16 +55,24 @@ const sseFlush = 100 * time.Millisecond
 // first dropped that answer. Call it after http.Server.Shutdown has started
 // (no new requests come in).
 func (h *HTTP) Shutdown(ctx context.Context) {
+	// A call answered 202 just before may not have reached its handler yet
+	// (mcp-go starts it on a goroutine): give it sseFlush to be counted.
+	pause(ctx, sseFlush)
 	if busy, ok := h.calls.wait(ctx); busy && ok {
-		t := time.NewTimer(sseFlush)
-		select {
-		case <-t.C:
-		case <-ctx.Done():
-		}
-		t.Stop()
+		pause(ctx, sseFlush)
 	}
 	h.sse.CloseSessions()
 	h.streamable.CloseSessions(ctx)
+}
+
+// pause waits d or until ctx ends.
+func pause(ctx context.Context, d time.Duration) {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+	case <-ctx.Done():
+	}
 }
 
 // inflight counts running calls; wait blocks until there are none.
