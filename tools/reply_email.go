@@ -77,9 +77,6 @@ func (o *outbox) reply(ctx context.Context, mail Mailbox, a replyArgs) (*ReplyRe
 	if err != nil {
 		return nil, err
 	}
-	if len(m.To) == 0 {
-		return nil, invalidArg("the original has no address to reply to (no From or Reply-To)")
-	}
 	sent, err := o.send(ctx, m)
 	if err != nil {
 		return nil, err
@@ -106,6 +103,9 @@ func (o *outbox) replyMessage(ctx context.Context, mail Mailbox, folder string, 
 		Text: *a.Body, HTML: a.BodyHTML, Date: time.Now(),
 		InReplyTo: inReplyTo, References: refs,
 	}
+	if err := o.checkReply(m); err != nil {
+		return nil, err
+	}
 	if a.Quote == nil || *a.Quote {
 		bodies, _, err := messageBodies(ctx, mail, folder, orig)
 		if err != nil {
@@ -118,6 +118,25 @@ func (o *outbox) replyMessage(ctx context.Context, mail Mailbox, folder string, 
 		m.Text += "\n\n" + smtp.QuoteBody(clean(bodies.Text), smtp.Attribution(hdr.Date, sender))
 	}
 	return m, nil
+}
+
+// checkReply applies the recipient rules to a reply before anything else
+// is done for it (the quote fetched, SMTP reached): its recipients came from
+// an untrusted message, which must not choose how many there are (at most
+// maxRecipients, once de-duplicated), whether they are allowed, nor smuggle
+// in an address that cannot be sent to.
+func (o *outbox) checkReply(m *smtp.Message) error {
+	if len(m.To) == 0 {
+		return invalidArg("the original has no address to reply to (no From or Reply-To)")
+	}
+	if _, err := o.checkRecipients(m, "the reply"); err != nil {
+		return err
+	}
+	if err := m.Validate(); err != nil {
+		return &Error{Code: CodeInvalidArgument, Cause: err,
+			Message: "an address of the original cannot be answered (" + trimInvalid(err) + "): nothing was sent; send_email lets you choose the recipients"}
+	}
+	return nil
 }
 
 func smtpAddrs(l []message.Address) []smtp.Address {

@@ -85,8 +85,8 @@ func (o *outbox) send(ctx context.Context, m *smtp.Message) (*SendResult, error)
 	if err := m.Validate(); err != nil {
 		return nil, sendError(err)
 	}
-	env := m.Envelope()
-	if err := o.policy.checkRecipients(env.To); err != nil {
+	env, err := o.checkRecipients(m, "the message")
+	if err != nil {
 		return nil, err
 	}
 	release, err := o.policy.reserve(time.Now())
@@ -106,6 +106,17 @@ func (o *outbox) send(ctx context.Context, m *smtp.Message) (*SendResult, error)
 	}
 	out.SentCopy = o.keepCopy(ctx, m)
 	return out, nil
+}
+
+// checkRecipients applies the recipient rules of every sending path to m:
+// at most maxRecipients, each one on the allow-list; what names the
+// message in the error. It returns m's envelope.
+func (o *outbox) checkRecipients(m *smtp.Message, what string) (smtp.Envelope, error) {
+	if err := checkRecipientCount(m, what); err != nil {
+		return smtp.Envelope{}, err
+	}
+	env := m.Envelope()
+	return env, o.policy.checkRecipients(env.To)
 }
 
 // nothingSent reports whether a failed send certainly delivered nothing, so

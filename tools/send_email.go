@@ -21,8 +21,6 @@ type sendArgs struct {
 	ReplyTo  StringList `json:"reply_to"`
 }
 
-const maxRecipients = 100
-
 // sendParams are the arguments send_email and send_email_with_attachments share.
 func sendParams() []mcp.ToolOption {
 	return []mcp.ToolOption{
@@ -71,6 +69,7 @@ func (o *outbox) compose(a sendArgs) (*smtp.Message, error) {
 		return nil, invalidArg("subject and body are required")
 	}
 	if len(a.To)+len(a.Cc)+len(a.Bcc) > maxRecipients {
+		// Each string holds at least one address: refused before parsing.
 		return nil, invalidArg("at most %d recipients in all", maxRecipients)
 	}
 	from, err := o.from(a.FromName)
@@ -88,7 +87,10 @@ func (o *outbox) compose(a sendArgs) (*smtp.Message, error) {
 			return nil, err
 		}
 	}
-	return m, nil
+	if len(m.ReplyTo) > maxReplyTo {
+		return nil, invalidArg("reply_to has %d addresses; at most %d", len(m.ReplyTo), maxReplyTo)
+	}
+	return m, checkRecipientCount(m, "the message")
 }
 
 func parseAddresses(name string, in []string) ([]smtp.Address, error) {
