@@ -108,6 +108,34 @@ grep 'msg=audit' "$work/stderr" | grep -q 'tool=send_email.*recipients=1.*result
 if grep 'msg=audit' "$work/stderr" | grep -q '7731\|qa@example.test'; then fail "the audit line shows the subject, body or address"; fi
 [ "$(curl_ -o /dev/null -w '%{http_code}' -H "X-API-Key: $key" -H 'Host: rebound.example' "$base/mcp/tools")" = 403 ] || fail "foreign Host: want 403"
 
+# 6c. A mail cannot choose how many people a reply goes to: a Reply-To of
+#     300 addresses (and a To of 300 more) is refused whole with
+#     INVALID_ARGUMENT naming the count, and nothing is sent.
+python3 - "$smtp_port" <<'PY'
+import smtplib, sys
+many = lambda p, n: ",\r\n ".join(f"{p}{i}@victims.example" for i in range(n))
+s = smtplib.SMTP("127.0.0.1", int(sys.argv[1]), local_hostname="localhost", timeout=10)
+s.sendmail("mallory@evil.example", ["agent@sandbox.localhost"],
+  "From: Mallory <mallory@evil.example>\r\nReply-To: " + many("r", 300) + "\r\nTo: agent@sandbox.localhost,\r\n " + many("t", 300) +
+  "\r\nCc: c@victims.example\r\nSubject: Fan-out 9931\r\nMessage-ID: <fanout-9931@evil.example>\r\n\r\nPlease reply.\r\n")
+s.quit()
+PY
+found=$(mcall '{"method":"tools/call","params":{"name":"search_emails","arguments":{"subject":"Fan-out 9931"}}}')
+uid=$(python3 -c 'import json,sys; r=json.loads(sys.argv[1])["structuredContent"]; assert r["total"]==1, r; print(r["messages"][0]["uid"])' "$found") || fail "search for the 300-address mail: $found"
+for all in false true; do
+  want=300; [ "$all" = true ] && want=601
+  rep=$(mcall "{\"method\":\"tools/call\",\"params\":{\"name\":\"reply_email\",\"arguments\":{\"uid\":$uid,\"body\":\"ok\",\"reply_all\":$all}}}")
+  python3 - "$rep" "$want" <<'PY' || fail "reply_email (reply_all=$all) to a 300-address Reply-To: $(echo "$rep" | cut -c1-300)"
+import json, sys
+r = json.loads(sys.argv[1])
+e = r["structuredContent"]["error"]
+assert r.get("isError") and e["code"] == "INVALID_ARGUMENT", r
+assert e["recipients"] == int(sys.argv[2]) and e["max_recipients"] == 100 and sys.argv[2] + " recipients" in e["message"], e
+PY
+done
+after=$(mcall '{"method":"tools/call","params":{"name":"search_emails","arguments":{"subject":"Fan-out 9931"}}}')
+python3 -c 'import json,sys; r=json.loads(sys.argv[1])["structuredContent"]; assert r["total"]==1, r' "$after" || fail "a refused reply was delivered: $after"
+
 # 7. Legacy SSE: the endpoint event arrives.
 curl_ -N --max-time 2 -H "X-API-Key: $key" "$base/sse" >"$work/sse" 2>/dev/null || true
 grep -q 'event: endpoint' "$work/sse" || fail "/sse endpoint event: $(cat "$work/sse")"
@@ -125,4 +153,4 @@ printf '%s\n%s\n' "$init" "$lst" | timeout 30 env -i PATH="$PATH" HOME="$work" \
 grep -q '"list_folders"' "$work/stdio.out" || fail "stdio tools/list: $(cat "$work/stdio.out")"
 if grep -qv '^{' "$work/stdio.out"; then fail "stdio wrote non-protocol output to stdout"; fi
 
-echo "smoke: OK (sandbox, auth, SMTP->list_folders, create_inbox + SMTP -> wait_for_otp, /mcp, /sse, SIGTERM, stdio)"
+echo "smoke: OK (sandbox, auth, SMTP->list_folders, create_inbox + SMTP -> wait_for_otp, reply to 300 refused, /mcp, /sse, SIGTERM, stdio)"
