@@ -23,6 +23,7 @@ targets="
 ./extract FuzzLinks 60000
 ./smtp FuzzParseAddress 100000
 ./smtp FuzzMessageHeaders 60000
+./smtp FuzzReplyRecipients 100000
 ./attachments FuzzSanitizeFilename 100000
 ./attachments FuzzResolve 30000
 ./config FuzzEnvFile 60000
