@@ -339,3 +339,25 @@ func TestSendCountsParsedRecipients(t *testing.T) {
 		t.Errorf("reply_to of 11: %d RCPT TO reached SMTP, want 0", len(rcpts))
 	}
 }
+
+// TestReplyCountsAgainstSendCap: SEND_MAX_PER_HOUR covers reply_email as
+// it does send_email, and a reply refused for its recipients costs
+// nothing: with a cap of 1, the refused reply to 300 leaves room for one
+// reply, after which both tools are RATE_LIMITED.
+func TestReplyCountsAgainstSendCap(t *testing.T) {
+	env := newTestEnv(t, tools.Options{})
+	e, rec := recordingClient(t, env, tools.SendOptions{MaxPerHour: 1})
+	many := deliverOriginal(t, env, e, "cap many", "From: a@example.test\r\nReply-To: "+addrList(300, "r", "example.test")+"\r\n")
+	one := deliverOriginal(t, env, e, "cap one", "From: a@example.test\r\n")
+	e.wantError(t, "reply_email", map[string]any{"uid": many, "body": "x"}, tools.CodeInvalidArgument)
+	var r tools.ReplyResult
+	e.call(t, "reply_email", map[string]any{"uid": one, "body": "x"}, &r)
+	if !r.Success || len(r.Accepted) != 1 {
+		t.Fatalf("the first reply after a refused one = %+v, want sent to 1", r)
+	}
+	e.wantError(t, "send_email", map[string]any{"to": "b@example.test", "subject": "s", "body": "b"}, tools.CodeRateLimited)
+	e.wantError(t, "reply_email", map[string]any{"uid": one, "body": "again"}, tools.CodeRateLimited)
+	if rcpts, mails := rec.take(); len(rcpts) != 1 || len(mails) != 1 {
+		t.Errorf("SMTP got %d recipients in %d mails, want the one reply", len(rcpts), len(mails))
+	}
+}
