@@ -68,9 +68,10 @@ func (o *outbox) compose(a sendArgs) (*smtp.Message, error) {
 	if a.Subject == nil || a.Body == nil {
 		return nil, invalidArg("subject and body are required")
 	}
-	if len(a.To)+len(a.Cc)+len(a.Bcc) > maxRecipients {
-		// Each string holds at least one address: refused before parsing.
-		return nil, invalidArg("at most %d recipients in all", maxRecipients)
+	if n := len(a.To) + len(a.Cc) + len(a.Bcc); n > maxRecipients {
+		// Refused before parsing: every string but an empty group holds
+		// at least one address. checkRecipientCount counts them after.
+		return nil, invalidArg("%d recipients in to, cc and bcc; at most %d in all", n, maxRecipients)
 	}
 	from, err := o.from(a.FromName)
 	if err != nil {
