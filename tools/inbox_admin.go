@@ -42,7 +42,7 @@ func sendTestCodeSpec(ib *inboxes, limit *hourlyLimit) *spec {
 			if err := bindArgs(req, &args); err != nil {
 				return nil, err
 			}
-			tag, addr, err := ib.resolve(args.InboxID)
+			tag, addr, err := ib.resolve(ctx, args.InboxID)
 			if err != nil {
 				return nil, err
 			}
@@ -98,11 +98,15 @@ func deleteInboxSpec(ib *inboxes) *spec {
 			if err := bindArgs(req, &args); err != nil {
 				return nil, err
 			}
-			_, addr, err := ib.resolve(args.InboxID)
+			_, addr, err := ib.resolve(ctx, args.InboxID)
 			if err != nil {
 				return nil, err
 			}
-			return ib.delete(ctx, addr)
+			out, err := ib.delete(ctx, addr)
+			if err == nil {
+				ib.known.forget(addr) // its marker is gone: a second delete_inbox is INBOX_NOT_FOUND
+			}
+			return out, err
 		},
 	}
 }

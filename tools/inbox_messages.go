@@ -59,16 +59,19 @@ func listMessagesSpec(ib *inboxes) *spec {
 }
 
 func (ib *inboxes) listMessages(ctx context.Context, a listMessagesArgs) (*ListMessagesResult, error) {
-	tag, addr, err := ib.resolve(a.InboxID)
-	if err != nil {
-		return nil, err
-	}
 	n := 20
 	if a.Limit != nil {
 		n = *a.Limit
 	}
 	if n < 1 || n > 100 {
 		return nil, invalidArg("limit must be from 1 to 100")
+	}
+	if _, _, err := ib.parseID(a.InboxID); err != nil {
+		return nil, err // bad arguments first, before any I/O
+	}
+	tag, addr, err := ib.resolve(ctx, a.InboxID)
+	if err != nil {
+		return nil, err
 	}
 	crit := imap.SearchCriteria{Recipient: addr, Subject: a.SubjectContains, From: a.Sender}
 	page, err := newPager(a.Cursor, ib.opts.Folder, crit, n)
@@ -159,4 +162,11 @@ func getLatestSpec(ib *inboxes) *spec {
 func matches(m InboxMessage, subject, sender string) bool {
 	return (subject == "" || strings.Contains(strings.ToLower(m.Subject), strings.ToLower(subject))) &&
 		(sender == "" || strings.Contains(strings.ToLower(m.From), strings.ToLower(sender)))
+}
+
+// resolveWait resolves a wait's inbox: the one call the wait handlers make
+// before they pin their cutoff.
+func (ib *inboxes) resolveWait(ctx context.Context, a waitArgs) (addr string, err error) {
+	_, addr, err = ib.resolve(ctx, a.InboxID)
+	return addr, err
 }

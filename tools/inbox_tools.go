@@ -118,6 +118,7 @@ func (ib *inboxes) saveMarker(ctx context.Context, addr string) error {
 	if err != nil {
 		return folderError(err, markerFolder)
 	}
+	ib.known.add(addr, time.Now())
 	return nil
 }
 
