@@ -6,8 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -314,4 +316,23 @@ func jsonValueKind(b []byte) string {
 		return "null"
 	}
 	return "number"
+}
+
+// maxFilterLen bounds a text filter (below defaultMaxArg: an IMAP SEARCH
+// term).
+const maxFilterLen = 1000
+
+// checkFilters is the one validation of every text filter of every tool,
+// by argument name: search_emails' from, to, subject, body and text,
+// list_messages' and wait_for_email's subject_contains and sender. A filter
+// is plain text of at most maxFilterLen bytes: a control character (a NUL)
+// reached IMAP SEARCH, whose refusal came back as INTERNAL, retryable, from
+// list_messages, and made a wait wait for nothing.
+func checkFilters(filters map[string]string) error {
+	for _, name := range slices.Sorted(maps.Keys(filters)) {
+		if v := filters[name]; len(v) > maxFilterLen || containsControl(v) {
+			return invalidArg("%s must be plain text (no control characters) of at most %d bytes", name, maxFilterLen)
+		}
+	}
+	return nil
 }

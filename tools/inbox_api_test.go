@@ -86,3 +86,30 @@ func TestUnknownInboxSandboxSubstring(t *testing.T) {
 	e.wantError(t, "get_latest", map[string]any{"inbox_id": "b-" + tail}, tools.CodeInboxNotFound)
 	e.call(t, "get_latest", map[string]any{"inbox_id": in.Address}, &tools.GetLatestResult{})
 }
+
+// TestFilterValidation: every text filter of every tool goes through one
+// validation: a NUL in list_messages' sender or subject_contains reached
+// IMAP SEARCH and came back INTERNAL (retryable), where search_emails said
+// INVALID_ARGUMENT; in wait_for_email it made the wait wait for nothing.
+func TestFilterValidation(t *testing.T) {
+	e := newInboxEnv(t)
+	in := e.create(t, "filters")
+	calls := []struct {
+		tool string
+		args map[string]any
+	}{
+		{"list_messages", map[string]any{"inbox_id": in.InboxID, "sender": "a\x00b"}},
+		{"list_messages", map[string]any{"inbox_id": in.InboxID, "subject_contains": "code\x00"}},
+		{"list_messages", map[string]any{"inbox_id": in.InboxID, "subject_contains": strings.Repeat("x", 1001)}},
+		{"wait_for_email", map[string]any{"inbox_id": in.InboxID, "subject_contains": "code\x00", "timeout": 2}},
+		{"wait_for_email", map[string]any{"inbox_id": in.InboxID, "sender": "a\x01b", "timeout": 2}},
+		{"search_emails", map[string]any{"from": "a\x00b"}},
+		{"search_emails", map[string]any{"subject": "code\x00"}},
+	}
+	for _, c := range calls {
+		msg := e.wantError(t, c.tool, c.args, tools.CodeInvalidArgument)
+		if !strings.Contains(msg, "plain text") {
+			t.Errorf("%s error = %q, want the one filter message (plain text...)", c.tool, msg)
+		}
+	}
+}

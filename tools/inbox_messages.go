@@ -66,6 +66,9 @@ func (ib *inboxes) listMessages(ctx context.Context, a listMessagesArgs) (*ListM
 	if n < 1 || n > 100 {
 		return nil, invalidArg("limit must be from 1 to 100")
 	}
+	if err := checkFilters(map[string]string{"subject_contains": a.SubjectContains, "sender": a.Sender}); err != nil {
+		return nil, err
+	}
 	if _, _, err := ib.parseID(a.InboxID); err != nil {
 		return nil, err // bad arguments first, before any I/O
 	}
@@ -164,9 +167,12 @@ func matches(m InboxMessage, subject, sender string) bool {
 		(sender == "" || strings.Contains(strings.ToLower(m.From), strings.ToLower(sender)))
 }
 
-// resolveWait resolves a wait's inbox: the one call the wait handlers make
-// before they pin their cutoff.
+// resolveWait checks a wait's filters and resolves its inbox: the one call
+// the wait handlers make before they pin their cutoff.
 func (ib *inboxes) resolveWait(ctx context.Context, a waitArgs) (addr string, err error) {
+	if err := checkFilters(map[string]string{"subject_contains": a.SubjectContains, "sender": a.Sender}); err != nil {
+		return "", err
+	}
 	_, addr, err = ib.resolve(ctx, a.InboxID)
 	return addr, err
 }

@@ -119,10 +119,8 @@ func searchEmails(ctx context.Context, mail Mailbox, args searchArgs, defaultLim
 func searchCriteria(a searchArgs) (imap.SearchCriteria, error) {
 	c := imap.SearchCriteria{From: a.From, To: a.To, Subject: a.Subject, Body: a.Body, Text: a.Text,
 		Unread: a.Unread, Flagged: a.Flagged, HasAttachments: a.HasAttachments}
-	for name, v := range map[string]string{"from": a.From, "to": a.To, "subject": a.Subject, "body": a.Body, "text": a.Text} {
-		if len(v) > 1000 || containsControl(v) {
-			return c, invalidArg("%s must be plain text of at most 1000 bytes", name)
-		}
+	if err := checkFilters(map[string]string{"from": a.From, "to": a.To, "subject": a.Subject, "body": a.Body, "text": a.Text}); err != nil {
+		return c, err
 	}
 	var err error
 	if c.Since, err = parseDateArg(a.Since, "since"); err != nil {
