@@ -113,3 +113,51 @@ func TestFilterValidation(t *testing.T) {
 		}
 	}
 }
+
+// TestNumericStrings: numbers given as numeric strings ("30", "0.5") are
+// taken, by the destination field's kind, for every tool; a string that is
+// not a number is INVALID_ARGUMENT naming the argument.
+func TestNumericStrings(t *testing.T) {
+	e := newInboxEnv(t)
+	in := e.create(t, "strings")
+	e.deliver(t, in.Address, "First", "nothing here")
+	e.deliver(t, in.Address, "Your code", "Your verification code is 583920.")
+
+	var list tools.ListMessagesResult
+	e.call(t, "list_messages", map[string]any{"inbox_id": in.InboxID, "limit": "1"}, &list)
+	if len(list.Messages) != 1 || list.Total != 2 {
+		t.Errorf("list_messages(limit \"1\") = %+v, want 1 of 2", list)
+	}
+	var otp tools.WaitOTPResult
+	e.call(t, "wait_for_otp", map[string]any{"inbox_id": in.InboxID, "since": "2000-01-01T00:00:00Z", "timeout": " 5 ", "min_confidence": "0.5"}, &otp)
+	if otp.OTP != "583920" {
+		t.Errorf("wait_for_otp(timeout \"5\", min_confidence \"0.5\") = %+v", otp)
+	}
+	var search tools.SearchResult
+	e.call(t, "search_emails", map[string]any{"limit": "1"}, &search)
+	if len(search.Messages) != 1 {
+		t.Errorf("search_emails(limit \"1\") = %d messages, want 1", len(search.Messages))
+	}
+	var inboxes tools.ListInboxesResult
+	e.call(t, "list_inboxes", map[string]any{"limit": "1.0"}, &inboxes)
+	var read tools.ReadResult
+	e.call(t, "read_email", map[string]any{"uid": "1", "max_chars": "5", "offset": "0"}, &read)
+	if len([]rune(read.BodyText)) > 5 {
+		t.Errorf("read_email(max_chars \"5\") body = %q", read.BodyText)
+	}
+	for _, c := range []struct {
+		tool, arg string
+		args      map[string]any
+	}{
+		{"list_messages", "limit", map[string]any{"inbox_id": in.InboxID, "limit": "ten"}},
+		{"list_messages", "limit", map[string]any{"inbox_id": in.InboxID, "limit": "1.5"}},
+		{"wait_for_otp", "timeout", map[string]any{"inbox_id": in.InboxID, "timeout": "soon"}},
+		{"wait_for_otp", "min_confidence", map[string]any{"inbox_id": in.InboxID, "min_confidence": "0x1p-1"}},
+		{"wait_for_email", "timeout", map[string]any{"inbox_id": in.InboxID, "timeout": ""}},
+		{"search_emails", "limit", map[string]any{"limit": "NaN"}},
+	} {
+		if msg := e.wantError(t, c.tool, c.args, tools.CodeInvalidArgument); !strings.Contains(msg, `"`+c.arg+`"`) {
+			t.Errorf("%s(%v) error = %q, want it to name %q", c.tool, c.args, msg, c.arg)
+		}
+	}
+}
