@@ -161,3 +161,48 @@ func TestNumericStrings(t *testing.T) {
 		}
 	}
 }
+
+// TestHasMore: every paged result says has_more beside next_cursor: true
+// with a cursor, false (present, not omitted) on the last page.
+func TestHasMore(t *testing.T) {
+	e := newInboxEnv(t)
+	in := e.create(t, "pages")
+	e.create(t, "pages-2")
+	for _, s := range []string{"one", "two", "three"} {
+		e.deliver(t, in.Address, s, "hello")
+	}
+	pages := []struct {
+		tool  string
+		args  map[string]any
+		first int // messages or inboxes on the first page
+	}{
+		{"list_inboxes", map[string]any{"limit": 1}, 1},
+		{"list_messages", map[string]any{"inbox_id": in.InboxID, "limit": 2}, 2},
+		{"search_emails", map[string]any{"limit": 2}, 2},
+	}
+	for _, p := range pages {
+		var page struct {
+			NextCursor *string `json:"next_cursor"`
+			HasMore    *bool   `json:"has_more"`
+		}
+		structured(t, e.call(t, p.tool, p.args, nil), &page)
+		if page.HasMore == nil || !*page.HasMore || page.NextCursor == nil {
+			t.Errorf("%s(%v) first page: has_more %v, next_cursor %v; want true and a cursor", p.tool, p.args, page.HasMore, page.NextCursor)
+			continue
+		}
+		for range 10 { // bounded: the last page comes within 10
+			p.args["cursor"] = *page.NextCursor
+			page.NextCursor, page.HasMore = nil, nil
+			structured(t, e.call(t, p.tool, p.args, nil), &page)
+			if page.HasMore == nil || *page.HasMore != (page.NextCursor != nil) {
+				t.Fatalf("%s(%v): has_more %v with next_cursor %v", p.tool, p.args, page.HasMore, page.NextCursor)
+			}
+			if !*page.HasMore {
+				break
+			}
+		}
+		if page.NextCursor != nil {
+			t.Errorf("%s: no last page within 10", p.tool)
+		}
+	}
+}

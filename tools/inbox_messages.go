@@ -20,6 +20,7 @@ type ListMessagesResult struct {
 	Total      int            `json:"total" jsonschema:"messages for this inbox matching subject_contains and sender (before has_otp)"`
 	Messages   []InboxMessage `json:"messages" jsonschema:"newest first"`
 	NextCursor *string        `json:"next_cursor"`
+	HasMore    bool           `json:"has_more" jsonschema:"true when another page follows (next_cursor is set)"`
 }
 
 type listMessagesArgs struct {
@@ -92,6 +93,7 @@ func (ib *inboxes) listMessages(ctx context.Context, a listMessagesArgs) (*ListM
 		return nil, err
 	}
 	out := &ListMessagesResult{InboxID: tag, Address: addr, Total: res.Total, Messages: []InboxMessage{}, NextCursor: page.next(res)}
+	out.HasMore = out.NextCursor != nil
 	for _, m := range msgs {
 		if a.HasOTP == nil || *a.HasOTP == (m.OTP != nil) {
 			out.Messages = append(out.Messages, m)

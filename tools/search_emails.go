@@ -30,6 +30,7 @@ type SearchResult struct {
 	Total       int              `json:"total" jsonschema:"number of matching messages in the folder"`
 	Messages    []MessageSummary `json:"messages" jsonschema:"newest first"`
 	NextCursor  *string          `json:"next_cursor" jsonschema:"pass as cursor for the next page; null on the last page"`
+	HasMore     bool             `json:"has_more" jsonschema:"true when another page follows (next_cursor is set)"`
 }
 
 type searchArgs struct {
@@ -113,6 +114,7 @@ func searchEmails(ctx context.Context, mail Mailbox, args searchArgs, defaultLim
 		out.Messages = append(out.Messages, summary(res.UIDValidity, m))
 	}
 	out.NextCursor = page.next(res)
+	out.HasMore = out.NextCursor != nil
 	return out, nil
 }
 
