@@ -6,6 +6,7 @@ import (
 	"crypto/rand"
 	"errors"
 	"fmt"
+	"math"
 	"math/big"
 	"time"
 
@@ -47,8 +48,11 @@ func sendTestCodeSpec(ib *inboxes, limit *hourlyLimit) *spec {
 				return nil, err
 			}
 			now := time.Now()
-			if limit.take(now, map[string]int{"inbox:" + tag: testCodesPerInbox, "account": testCodesPerAccount}) > 0 {
-				return nil, errorf(CodeRateLimited, "send_test_code allows %d per inbox and %d per account per hour", testCodesPerInbox, testCodesPerAccount)
+			if wait := limit.take(now, map[string]int{"inbox:" + tag: testCodesPerInbox, "account": testCodesPerAccount}); wait > 0 {
+				secs := int(math.Ceil(wait.Seconds()))
+				return nil, &Error{Code: CodeRateLimited,
+					Message: fmt.Sprintf("send_test_code allows %d per inbox and %d per account per hour: the next one is possible in %d s", testCodesPerInbox, testCodesPerAccount, secs),
+					Details: map[string]any{"retry_after_seconds": secs}}
 			}
 			id, err := ib.appendTestCode(ctx, addr, now)
 			if err != nil {
