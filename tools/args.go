@@ -6,11 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"maps"
 	"math"
 	"reflect"
 	"regexp"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -38,17 +36,34 @@ func bindArgs(req mcp.CallToolRequest, dst any) *Error {
 	if len(b) == 0 || b[0] != '{' {
 		return invalidArg("arguments must be a JSON object")
 	}
-	b, bad := numericStrings(b, dst)
-	if bad != nil {
-		return bad
+	err := decodeArgs(integralNumbers(b), dst)
+	// A string where a number goes: read numeric strings as numbers and
+	// decode again. Only then, so that well-typed calls pay nothing.
+	var te *json.UnmarshalTypeError
+	if errors.As(err, &te) && te.Value == "string" {
+		fixed, bad := numericStrings(b, dst)
+		if bad != nil {
+			return bad
+		}
+		if v := reflect.ValueOf(dst); v.Kind() == reflect.Pointer && !v.IsNil() {
+			v.Elem().SetZero() // the first decode filled some fields
+		}
+		err = decodeArgs(integralNumbers(fixed), dst)
 	}
-	b = integralNumbers(b)
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(dst); err != nil && !errors.Is(err, io.EOF) {
+	if err != nil {
 		return decodeError(err)
 	}
 	return checkLengths(dst)
+}
+
+// decodeArgs decodes an arguments object into dst, refusing unknown names.
+func decodeArgs(b []byte, dst any) error {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(dst); err != nil && !errors.Is(err, io.EOF) {
+		return err
+	}
+	return nil
 }
 
 // integralNumbers rewrites the top-level numbers of an arguments object
@@ -404,16 +419,19 @@ func jsonValueKind(b []byte) string {
 const maxFilterLen = 1000
 
 // checkFilters is the one validation of every text filter of every tool,
-// by argument name: search_emails' from, to, subject, body and text,
+// in the order given: search_emails' from, to, subject, body and text,
 // list_messages' and wait_for_email's subject_contains and sender. A filter
 // is plain text of at most maxFilterLen bytes: a control character (a NUL)
 // reached IMAP SEARCH, whose refusal came back as INTERNAL, retryable, from
 // list_messages, and made a wait wait for nothing.
-func checkFilters(filters map[string]string) error {
-	for _, name := range slices.Sorted(maps.Keys(filters)) {
-		if v := filters[name]; len(v) > maxFilterLen || containsControl(v) {
-			return invalidArg("%s must be plain text (no control characters) of at most %d bytes", name, maxFilterLen)
+func checkFilters(filters ...filter) error {
+	for _, f := range filters {
+		if len(f.value) > maxFilterLen || containsControl(f.value) {
+			return invalidArg("%s must be plain text (no control characters) of at most %d bytes", f.name, maxFilterLen)
 		}
 	}
 	return nil
 }
+
+// filter is a text filter argument: its name and value.
+type filter struct{ name, value string }

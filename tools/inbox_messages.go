@@ -67,7 +67,7 @@ func (ib *inboxes) listMessages(ctx context.Context, a listMessagesArgs) (*ListM
 	if n < 1 || n > 100 {
 		return nil, invalidArg("limit must be from 1 to 100")
 	}
-	if err := checkFilters(map[string]string{"subject_contains": a.SubjectContains, "sender": a.Sender}); err != nil {
+	if err := checkFilters(filter{"subject_contains", a.SubjectContains}, filter{"sender", a.Sender}); err != nil {
 		return nil, err
 	}
 	if _, _, err := ib.parseID(a.InboxID); err != nil {
@@ -172,7 +172,7 @@ func matches(m InboxMessage, subject, sender string) bool {
 // resolveWait checks a wait's filters and resolves its inbox: the one call
 // the wait handlers make before they pin their cutoff.
 func (ib *inboxes) resolveWait(ctx context.Context, a waitArgs) (addr string, err error) {
-	if err := checkFilters(map[string]string{"subject_contains": a.SubjectContains, "sender": a.Sender}); err != nil {
+	if err := checkFilters(filter{"subject_contains", a.SubjectContains}, filter{"sender", a.Sender}); err != nil {
 		return "", err
 	}
 	_, addr, err = ib.resolve(ctx, a.InboxID)

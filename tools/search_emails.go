@@ -121,7 +121,7 @@ func searchEmails(ctx context.Context, mail Mailbox, args searchArgs, defaultLim
 func searchCriteria(a searchArgs) (imap.SearchCriteria, error) {
 	c := imap.SearchCriteria{From: a.From, To: a.To, Subject: a.Subject, Body: a.Body, Text: a.Text,
 		Unread: a.Unread, Flagged: a.Flagged, HasAttachments: a.HasAttachments}
-	if err := checkFilters(map[string]string{"from": a.From, "to": a.To, "subject": a.Subject, "body": a.Body, "text": a.Text}); err != nil {
+	if err := checkFilters(filter{"from", a.From}, filter{"to", a.To}, filter{"subject", a.Subject}, filter{"body", a.Body}, filter{"text", a.Text}); err != nil {
 		return c, err
 	}
 	var err error
