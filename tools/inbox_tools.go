@@ -118,6 +118,7 @@ func (ib *inboxes) saveMarker(ctx context.Context, addr string) error {
 	if err != nil {
 		return folderError(err, markerFolder)
 	}
+	ib.known.add(addr, time.Now())
 	return nil
 }
 
@@ -133,6 +134,7 @@ type InboxInfo struct {
 type ListInboxesResult struct {
 	Inboxes    []InboxInfo `json:"inboxes"`
 	NextCursor *string     `json:"next_cursor"`
+	HasMore    bool        `json:"has_more" jsonschema:"true when another page follows (next_cursor is set)"`
 }
 
 func listInboxesSpec(ib *inboxes) *spec {
@@ -206,5 +208,6 @@ func (ib *inboxes) list(ctx context.Context, limit *int, cur string) (*ListInbox
 		}
 	}
 	out.NextCursor = page.next(res)
+	out.HasMore = out.NextCursor != nil
 	return out, nil
 }

@@ -67,7 +67,7 @@ func waitSpec(ib *inboxes, name, title, desc string, output mcp.ToolOption, extr
 			if err := bindArgs(req, &args); err != nil {
 				return nil, err
 			}
-			_, addr, err := ib.resolve(args.InboxID)
+			addr, err := ib.resolveWait(ctx, args)
 			if err != nil {
 				return nil, err
 			}

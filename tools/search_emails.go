@@ -30,6 +30,7 @@ type SearchResult struct {
 	Total       int              `json:"total" jsonschema:"number of matching messages in the folder"`
 	Messages    []MessageSummary `json:"messages" jsonschema:"newest first"`
 	NextCursor  *string          `json:"next_cursor" jsonschema:"pass as cursor for the next page; null on the last page"`
+	HasMore     bool             `json:"has_more" jsonschema:"true when another page follows (next_cursor is set)"`
 }
 
 type searchArgs struct {
@@ -113,16 +114,15 @@ func searchEmails(ctx context.Context, mail Mailbox, args searchArgs, defaultLim
 		out.Messages = append(out.Messages, summary(res.UIDValidity, m))
 	}
 	out.NextCursor = page.next(res)
+	out.HasMore = out.NextCursor != nil
 	return out, nil
 }
 
 func searchCriteria(a searchArgs) (imap.SearchCriteria, error) {
 	c := imap.SearchCriteria{From: a.From, To: a.To, Subject: a.Subject, Body: a.Body, Text: a.Text,
 		Unread: a.Unread, Flagged: a.Flagged, HasAttachments: a.HasAttachments}
-	for name, v := range map[string]string{"from": a.From, "to": a.To, "subject": a.Subject, "body": a.Body, "text": a.Text} {
-		if len(v) > 1000 || containsControl(v) {
-			return c, invalidArg("%s must be plain text of at most 1000 bytes", name)
-		}
+	if err := checkFilters(filter{"from", a.From}, filter{"to", a.To}, filter{"subject", a.Subject}, filter{"body", a.Body}, filter{"text", a.Text}); err != nil {
+		return c, err
 	}
 	var err error
 	if c.Since, err = parseDateArg(a.Since, "since"); err != nil {
