@@ -157,7 +157,7 @@ grep 'msg=audit' "$work/stderr" | grep -q 'tool=send_email.*recipients=1.*result
 if grep 'msg=audit' "$work/stderr" | grep -q '7731\|qa@example.test'; then fail "the audit line shows the subject, body or address"; fi
 [ "$(curl_ -o /dev/null -w '%{http_code}' -H "X-API-Key: $key" -H 'Host: rebound.example' "$base/mcp/tools")" = 403 ] || fail "foreign Host: want 403"
 
-# 6c. A mail cannot choose how many people a reply goes to: a Reply-To of
+# 6d. A mail cannot choose how many people a reply goes to: a Reply-To of
 #     300 addresses (and a To of 300 more) is refused whole with
 #     INVALID_ARGUMENT naming the count, and nothing is sent.
 python3 - "$smtp_port" <<'PY'
