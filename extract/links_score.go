@@ -43,7 +43,41 @@ func excludedLink(c linkCand, unsub map[string]bool) bool {
 	return excludedURL(c.target) || c.raw != c.target && excludedURL(c.raw)
 }
 
-// excludedURL reports URLs of footer, social, store, map and image links.
+// pageLink reports a link to a page of the site rather than to a request:
+// nothing in it names a user, a request or a secret, and it leads to the
+// home page, a sign-in page or a settings page. Welcome, alert and
+// "password changed" mails link there; an action link names its request.
+func pageLink(u *url.URL) bool {
+	if namesRequest(u) {
+		return false
+	}
+	segs := strings.FieldsFunc(strings.ToLower(u.Path), func(r rune) bool { return r == '/' })
+	if len(segs) == 0 {
+		return true
+	}
+	for _, seg := range segs {
+		if settingsSegments[seg] {
+			return true
+		}
+	}
+	return pageSegments[segs[len(segs)-1]]
+}
+
+// settingsSegments name settings pages wherever they stand in a path.
+var settingsSegments = map[string]bool{
+	"settings": true, "user_settings": true, "preferences": true, "profile": true, "security": true,
+	"edit": true, "einstellungen": true, "configuracion": true, "parametres": true,
+}
+
+// pageSegments end the paths of sign-in and landing pages.
+var pageSegments = map[string]bool{
+	"login": true, "signin": true, "sign_in": true, "sign-in": true, "log-in": true, "home": true,
+	"dashboard": true, "explore": true, "about": true, "apps": true, "download": true, "install": true,
+	"index.php": true, "wp-login.php": true,
+}
+
+// excludedURL reports URLs of footer, social, store, map and image links,
+// and links to pages that name no request (pageLink).
 func excludedURL(s string) bool {
 	u, err := url.Parse(s)
 	if err != nil {
@@ -71,7 +105,7 @@ func excludedURL(s string) bool {
 			return true
 		}
 	}
-	return excludedPath(path + "?" + ownQuery(u))
+	return excludedPath(path+"?"+ownQuery(u)) || pageLink(u)
 }
 
 // ownQuery returns a URL's query in lowercase without the values that are
@@ -128,6 +162,7 @@ func scoreLink(c linkCand, subject float64) (float64, Link) {
 		votes[k] += 2 * n
 	}
 	s += info.score() + subject*wLinkSubject
+
 	if c.button {
 		s += wLinkButton
 	}
@@ -225,6 +260,26 @@ func (i *urlInfo) addWord(w string) {
 		}
 		i.votes[k]++
 	}
+}
+
+// namesRequest reports a URL that names a user, a request or a secret: a
+// token parameter, or a path segment or query value (other than utm_*)
+// with a digit or of 16 bytes or more, as ids, keys and tokens are.
+func namesRequest(u *url.URL) bool {
+	idLike := func(p string) bool { return len(p) >= minOpaque || strings.ContainsAny(p, "0123456789") }
+	for seg := range strings.SplitSeq(u.EscapedPath(), "/") {
+		if idLike(seg) {
+			return true
+		}
+	}
+	for kv := range strings.SplitSeq(u.RawQuery, "&") {
+		k, v, _ := strings.Cut(kv, "=")
+		k = strings.ToLower(k)
+		if tokenParams[k] || strings.Contains(k, "token") || v != "" && !strings.HasPrefix(k, "utm_") && idLike(v) {
+			return true
+		}
+	}
+	return false
 }
 
 // opaqueWords reports a run of letters and digits long and mixed enough to

@@ -26,6 +26,7 @@ type candidate struct {
 	groups   int  // 1, or the number of groups of a split code
 	size     int  // digits and letters, separators not counted
 	prefixed bool // follows a sender mark like "G-"
+	letters  bool // letters only, in dashed groups
 }
 
 // tokens splits a view into tokens and keeps those that can be part of a
@@ -117,8 +118,10 @@ func isJoinSpace(r rune) bool {
 
 // candidateOf returns the code a chain spells, if it has the shape of one:
 // 4–8 digits, or 6–10 uppercase letters and digits with both kinds; split
-// into groups of equal size ("739 204", "7 4 1 9 0 2", "A7K-92Q").
-func candidateOf(chain []token) (candidate, bool) {
+// into groups of equal size ("739 204", "7 4 1 9 0 2", "A7K-92Q"). Letters
+// alone make a code only in two or three equal groups joined by dashes
+// ("QHTR-MWZK"): a single word in capitals is a word.
+func candidateOf(chain []token, dashed bool) (candidate, bool) {
 	c := candidate{s: chain[0].s, e: chain[len(chain)-1].e, numeric: true, groups: len(chain)}
 	letters, digits := 0, 0
 	for _, t := range chain {
@@ -133,10 +136,15 @@ func candidateOf(chain []token) (candidate, bool) {
 	if c.numeric {
 		return c, c.size >= 4 && c.size <= 8
 	}
-	if letters == 0 || digits == 0 || c.size < 6 || c.size > 10 {
+	if letters == 0 || c.size < 6 || c.size > 10 {
 		return c, false
 	}
-	return c, len(chain) == 1 || len(chain) <= 3 && chain[0].size() >= 3
+	grouped := len(chain) <= 3 && chain[0].size() >= 3
+	if digits == 0 {
+		c.letters = true
+		return c, dashed && len(chain) >= 2 && grouped
+	}
+	return c, len(chain) == 1 || grouped
 }
 
 // codeOf returns the code as the user types it: separators removed and
