@@ -36,6 +36,9 @@ var linkKeywords = []kwGroup{
 		"set password|set a password|choose a password|create password|new password|restablecer|" +
 		"restablecer contraseña|contraseña|passwort zurücksetzen|zurücksetzen|passwort|réinitialiser|" +
 		"mot de passe|redefinir|redefinir senha|senha|reimposta|password"},
+	{class: lkAction, weight: 0.8, kind: KindVerify, words: "sign up|sign-up|signup|complete signup|complete the signup|" +
+		"complete your sign up|complete registration|complete your registration|finish signing up|" +
+		"registrierung abschließen|finalizar registro|terminer l'inscription"},
 	{class: lkAction, weight: 1, kind: KindOther, words: "unlock|unlock account|unlock my account|" +
 		"unlock your account|entsperren|konto entsperren|débloquer|desbloquear|sblocca"},
 	{class: lkAction, weight: 0.7, kind: KindOther, words: "accept invitation|accept invite|accept the invitation|" +

@@ -232,11 +232,11 @@ func (i urlInfo) score() float64 {
 func urlEvidence(u *url.URL) urlInfo {
 	info := urlInfo{votes: map[string]float64{}, token: hasTokenParam(u)}
 	parts := []string{u.Path}
-	for _, p := range rawParams(u.RawQuery) {
-		parts = append(parts, p.key)
-		if v, err := url.QueryUnescape(p.value); err == nil && !strings.Contains(v, "://") {
-			parts = append(parts, v)
-		}
+	parts = info.queryParts(parts, u.RawQuery)
+	if f, ok := fragmentRoute(u); ok {
+		// An app route in the fragment: "/#/verify-email/?token=…".
+		info.token = info.token || hasTokenParam(f)
+		parts = info.queryParts(append(parts, f.Path), f.RawQuery)
 	}
 	for _, part := range parts {
 		info.opaque = info.opaque || opaqueWords(part)
@@ -253,6 +253,31 @@ func urlEvidence(u *url.URL) urlInfo {
 	return info
 }
 
+// queryParts appends the keys of a raw query, and its values that are not
+// URLs themselves.
+func (i *urlInfo) queryParts(parts []string, rawQuery string) []string {
+	for _, p := range rawParams(rawQuery) {
+		parts = append(parts, p.key)
+		if v, err := url.QueryUnescape(p.value); err == nil && !strings.Contains(v, "://") {
+			parts = append(parts, v)
+		}
+	}
+	return parts
+}
+
+// fragmentRoute returns the route of a single-page app that a URL holds in
+// its fragment ("#/auth/confirm/<token>", "#/verify?token=…"), if any.
+func fragmentRoute(u *url.URL) (*url.URL, bool) {
+	if !strings.HasPrefix(u.Fragment, "/") && !strings.HasPrefix(u.Fragment, "!/") {
+		return nil, false
+	}
+	f, err := url.Parse(strings.TrimPrefix(u.Fragment, "!"))
+	if err != nil {
+		return nil, false
+	}
+	return f, true
+}
+
 func (i *urlInfo) addWord(w string) {
 	if k, ok := urlWords[w]; ok {
 		if i.action == "" {
@@ -266,6 +291,9 @@ func (i *urlInfo) addWord(w string) {
 // token parameter, or a path segment or query value (other than utm_*)
 // with a digit or of 16 bytes or more, as ids, keys and tokens are.
 func namesRequest(u *url.URL) bool {
+	if f, ok := fragmentRoute(u); ok && namesRequest(f) {
+		return true
+	}
 	idLike := func(p string) bool { return len(p) >= minOpaque || strings.ContainsAny(p, "0123456789") }
 	for seg := range strings.SplitSeq(u.EscapedPath(), "/") {
 		if idLike(seg) {

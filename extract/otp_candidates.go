@@ -11,6 +11,7 @@ type token struct {
 	digits int // decimal digits of any script
 	ascii  int // of which ASCII
 	upper  int // ASCII uppercase letters
+	lower  int // ASCII lowercase letters
 	other  int // any other letter (lowercase, accented)
 }
 
@@ -27,6 +28,7 @@ type candidate struct {
 	size     int  // digits and letters, separators not counted
 	prefixed bool // follows a sender mark like "G-"
 	letters  bool // letters only, in dashed groups
+	cased    bool // one token of upper- and lowercase letters and digits
 }
 
 // tokens splits a view into tokens and keeps those that can be part of a
@@ -56,6 +58,9 @@ func (v *textView) tokens() []token {
 			}
 		case r >= 'A' && r <= 'Z':
 			cur.upper++
+		case r >= 'a' && r <= 'z':
+			cur.lower++
+			cur.other++
 		default:
 			cur.other++
 		}
@@ -123,6 +128,10 @@ func isJoinSpace(r rune) bool {
 // ("QHTR-MWZK"): a single word in capitals is a word.
 func candidateOf(chain []token, dashed bool) (candidate, bool) {
 	c := candidate{s: chain[0].s, e: chain[len(chain)-1].e, numeric: true, groups: len(chain)}
+	if len(chain) == 1 && mixedCase(chain[0]) {
+		c.numeric, c.cased, c.size = false, true, chain[0].size()
+		return c, true
+	}
 	letters, digits := 0, 0
 	for _, t := range chain {
 		if t.size() != chain[0].size() || !t.codeable() {
@@ -145,6 +154,13 @@ func candidateOf(chain []token, dashed bool) (candidate, bool) {
 		return c, dashed && len(chain) >= 2 && grouped
 	}
 	return c, len(chain) == 1 || grouped
+}
+
+// mixedCase reports a token like "K7EqTEcCtR" (Grafana's sign-up code): 8–12
+// ASCII letters of both cases and digits, not a word followed by a number.
+func mixedCase(t token) bool {
+	return t.other == t.lower && t.upper >= 2 && t.lower >= 2 && t.digits > 0 && t.digits == t.ascii &&
+		t.size() >= 8 && t.size() <= 12
 }
 
 // codeOf returns the code as the user types it: separators removed and

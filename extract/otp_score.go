@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"slices"
 	"strconv"
+	"strings"
 	"unicode"
 )
 
@@ -62,6 +63,12 @@ func (v *textView) scoreOf(c candidate, code string, subject float64) (float64, 
 func shapeScore(c candidate, code string) float64 {
 	if c.letters {
 		return -0.8 // "QHTR-MWZK" is a code, "MUST-READ" is not: context decides
+	}
+	if c.cased {
+		if trailingDigits(code) {
+			return -2.5 // "Product2024", "Win11Pro": names, not codes
+		}
+		return -1.2
 	}
 	if !c.numeric {
 		s := -0.5
@@ -291,6 +298,12 @@ func dateShaped(code string) bool {
 	return valid(n(code[:4]), n(code[4:6]), n(code[6:])) ||
 		valid(n(code[4:]), n(code[2:4]), n(code[:2])) ||
 		valid(n(code[4:]), n(code[:2]), n(code[2:4]))
+}
+
+// trailingDigits reports a code whose digits all come after its letters.
+func trailingDigits(code string) bool {
+	i := strings.IndexFunc(code, unicode.IsDigit)
+	return i > 0 && strings.IndexFunc(code[i:], unicode.IsLetter) < 0
 }
 
 // lettersThenDigits reports ids like "UA1234": letters, then only digits.
