@@ -99,7 +99,7 @@ func (v *textView) senderPrefix(chain []token) bool {
 func chainDigits(chain []token) int {
 	n := 0
 	for _, t := range chain {
-		n += t.digits
+		n += int(t.digits)
 	}
 	return n
 }

@@ -7,12 +7,12 @@ import (
 
 // token is a maximal run of digits and Latin letters.
 type token struct {
-	s, e   int // rune range
-	digits int // decimal digits of any script
-	ascii  int // of which ASCII
-	upper  int // ASCII uppercase letters
-	lower  int // ASCII lowercase letters
-	other  int // any other letter (lowercase, accented)
+	s, e   int   // rune range
+	digits int32 // decimal digits of any script
+	ascii  int32 // of which ASCII
+	upper  int32 // ASCII uppercase letters
+	lower  int32 // ASCII lowercase letters
+	other  int32 // any other letter (lowercase, accented)
 }
 
 func (t token) size() int      { return t.e - t.s }
@@ -138,8 +138,8 @@ func candidateOf(chain []token, dashed bool) (candidate, bool) {
 			return c, false
 		}
 		c.numeric = c.numeric && t.numeric()
-		letters += t.upper
-		digits += t.digits
+		letters += int(t.upper)
+		digits += int(t.digits)
 	}
 	c.size = letters + digits
 	if c.numeric {
