@@ -108,9 +108,12 @@ func TestRealCorpus(t *testing.T) {
 		t.Logf("%-7s link: %v", split, link[split])
 	}
 	for _, split := range []string{"tune", "holdout"} {
-		for what, st := range map[string]*tally{"OTP": otp[split], "link": link[split]} {
-			if p, r := st.ratios(); p < goalPrecision || r < goalRecall {
-				t.Logf("%s %s below the goal (precision >= %.2f, recall >= %.2f)", split, what, goalPrecision, goalRecall)
+		for _, st := range []struct {
+			what string
+			t    *tally
+		}{{"OTP", otp[split]}, {"link", link[split]}} {
+			if p, r := st.t.ratios(); p < goalPrecision || r < goalRecall {
+				t.Logf("%s %s below the goal (precision >= %.2f, recall >= %.2f)", split, st.what, goalPrecision, goalRecall)
 			}
 		}
 	}
