@@ -236,7 +236,9 @@ func cleanHref(s string) string {
 			return r
 		}, s)
 	}
-	return s
+	// A browser percent-encodes a space inside an href; so does the link
+	// returned, which a client can then open as it is.
+	return strings.ReplaceAll(s, " ", "%20")
 }
 
 // sameURL reports whether an anchor text shows its URL already.
