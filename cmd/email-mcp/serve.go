@@ -79,9 +79,7 @@ func buildHTTP(a *app, key string, log *slog.Logger) (*tools.HTTP, error) {
 	if err != nil {
 		return nil, err
 	}
-	limit := auth.RateLimit(a.cfg.RateLimitPerMinute)
-	guard := func(h http.Handler) http.Handler { return mw(limit(h)) }
-	return a.tools.Handler(tools.HTTPOptions{Auth: guard, Ready: a.readyChecks(), BasePath: basePath})
+	return a.tools.Handler(tools.HTTPOptions{Auth: mw, Ready: a.readyChecks(), BasePath: basePath})
 }
 
 // readHeaderTimeout bounds how long a client may take to send its request
@@ -148,6 +146,27 @@ func trimSlash(s string) string {
 		s = s[:len(s)-1]
 	}
 	return s
+}
+
+// limiterClock is the clock of the per-key call limit; a variable so that a
+// test can freeze it and count exactly.
+var limiterClock = time.Now
+
+// callLimit is RATE_LIMIT_PER_MINUTE as tools.Options.CallLimit: tool calls
+// per API key. A call without a key id (stdio, where no key exists) is not
+// limited.
+func callLimit(perMinute int) func(context.Context) time.Duration {
+	l := auth.NewLimiter(auth.LimiterOptions{PerMinute: perMinute, Now: limiterClock})
+	if l == nil {
+		return nil
+	}
+	return func(ctx context.Context) time.Duration {
+		id, ok := auth.KeyID(ctx)
+		if !ok {
+			return 0
+		}
+		return l.Take(id)
+	}
 }
 
 // callerID is the id of the API key that authenticated the request.
