@@ -152,7 +152,9 @@ func TestSlowLoris(t *testing.T) {
 }
 
 // TestConnectionFlood: beyond MCP_MAX_CONNECTIONS new connections get a 503
-// at once (no crash, no queue); once they close, the server serves again.
+// at once (no crash, no queue) while every open one is within its second of
+// grace, or displace an older unauthenticated one (closed); once they
+// close, the server serves again.
 func TestConnectionFlood(t *testing.T) {
 	t.Setenv("MCP_MAX_CONNECTIONS", "32")
 	s := startServe(t)
