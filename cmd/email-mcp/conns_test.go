@@ -128,8 +128,9 @@ func TestSlowHeaderSocketsEvicted(t *testing.T) {
 			shortLimits(t, 2*time.Second)
 			t.Setenv("MCP_MAX_CONNECTIONS", strconv.Itoa(max))
 			s := startServe(t)
+			var slow []net.Conn
 			for range max * 3 {
-				rawSocket(t, s, "POST /mcp/call HTTP/1.1\r\nHost: localhost\r\nX-Slow: ")
+				slow = append(slow, rawSocket(t, s, "POST /mcp/call HTTP/1.1\r\nHost: localhost\r\nX-Slow: "))
 			}
 			for i := range 3 {
 				if resp, err := freshClient().Get(s.base + "/health"); err != nil || resp.StatusCode != 200 {
@@ -139,6 +140,9 @@ func TestSlowHeaderSocketsEvicted(t *testing.T) {
 				if err != nil || out.status != 200 || out.code != "" {
 					t.Fatalf("keyed call %d with %d slow sockets = %+v %v, want a result", i, 3*max, out, err)
 				}
+			}
+			for _, c := range slow {
+				c.Close() // or Shutdown waits for their header timeout
 			}
 			s.stop(t)
 		})
