@@ -185,6 +185,34 @@ printf '%s\n' "DEV_SMTP_ADDR=127.0.0.1:$(free_port)" "DEV_IMAP_ADDR=127.0.0.1:$(
 self_stdio=e2e@example.test
 run_sdk sandbox
 
+# --- the call limit -------------------------------------------------------------
+# Servers of their own (the limit is per key): "default" runs with the
+# default configuration (no RATE_LIMIT_PER_MINUTE: 30 successive calls and 8
+# workers x 50 must all succeed), "tight" with RATE_LIMIT_PER_MINUTE=1 (the
+# 11th call is a RATE_LIMITED tool result). e2e/limits.test.mjs.
+section "call limit: the SDK client with the default configuration, and over a tight limit"
+for mode in default tight; do
+  for t in http sse; do
+    port=$(free_port)
+    umask 077
+    printf '%s\n' "MCP_API_KEY=$key" "MCP_PORT=$port" "DEV_SMTP_ADDR=127.0.0.1:$(free_port)" \
+      "DEV_IMAP_ADDR=127.0.0.1:$(free_port)" >"$work/limits-$mode-$t.env"
+    if [ "$mode" = tight ]; then echo "RATE_LIMIT_PER_MINUTE=1" >>"$work/limits-$mode-$t.env"; fi
+    umask 022
+    rc=0
+    if start_server "limits-$mode-$t" "$work/limits-$mode-$t.env" "$port"; then
+      E2E_TRANSPORT=$t E2E_LIMIT=$mode E2E_URL="http://127.0.0.1:$port" E2E_API_KEY=$key \
+        timeout 240 node --test --test-reporter=spec e2e/limits.test.mjs >"$work/limits-$mode-$t.txt" 2>&1 || rc=$?
+      cat "$work/limits-$mode-$t.txt"
+      [ "$rc" = 0 ] || tail -n 20 "$work/limits-$mode-$t.log"
+      kill "${pids[-1]}" 2>/dev/null || true # this server (start_server's); cleanup skips it
+    else
+      rc=1
+    fi
+    record "call limit $mode $t" "$rc"
+  done
+done
+
 # --- conformance suite ---------------------------------------------------------
 section "MCP conformance suite (server scenarios) on /mcp, through the key-adding proxy"
 rc=0

@@ -107,6 +107,7 @@ func newApp(ctx context.Context, cfg *config.Config, log *slog.Logger, so sandbo
 		Logger:           log,
 		MaxSearchResults: cfg.MaxSearchResults,
 		CallerID:         callerID,
+		CallLimit:        callLimit(cfg.RateLimitPerMinute),
 	})
 	if err != nil {
 		a.Close()
