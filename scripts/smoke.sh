@@ -45,7 +45,7 @@ done
 
 # 2. Start the sandbox (no IMAP_HOST) with a fixed key. The per-key rate
 #    limit is raised: this script makes more calls than its burst (12).
-( cd "$work" && exec env -i PATH="$PATH" HOME="$work" MCP_API_KEY="$key" MCP_PORT="$mcp_port" RATE_LIMIT_PER_MINUTE=6000 \
+( cd "$work" && exec env -i PATH="$PATH" HOME="$work" MCP_API_KEY="$key" MCP_PORT="$mcp_port" \
     DEV_SMTP_ADDR="127.0.0.1:$smtp_port" DEV_IMAP_ADDR="127.0.0.1:$imap_port" "$bin" >"$work/stdout" 2>"$work/stderr" ) &
 pid=$!
 for _ in $(seq 1 100); do
