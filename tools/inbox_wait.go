@@ -121,15 +121,15 @@ func waitForLinkSpec(ib *inboxes) *spec {
 		mcp.WithOutputSchema[WaitLinkResult](), nil,
 		func(a waitArgs, m *imap.NewMail, validity uint32) (any, bool) {
 			view, hdr := extractView(m.Raw)
-			links := extract.Links(view)
-			if len(links) == 0 {
+			var urls []string
+			for _, l := range extract.Links(view) {
+				urls = append(urls, l.URL)
+			}
+			urls = boundLinks(urls) // bounds: SECURITY.md
+			if len(urls) == 0 {
 				return nil, false
 			}
 			s := inboxHead(validity, m.UID, m.InternalDate, hdr)
-			out := &WaitLinkResult{Link: links[0].URL, Subject: s.Subject, From: s.From, ID: s.ID, ReceivedAt: s.ReceivedAt}
-			for _, l := range links {
-				out.Links = append(out.Links, l.URL)
-			}
-			return out, true
+			return &WaitLinkResult{Link: urls[0], Links: urls, Subject: s.Subject, From: s.From, ID: s.ID, ReceivedAt: s.ReceivedAt}, true
 		})
 }
