@@ -289,3 +289,42 @@ func TestBoundsHostileHeaders(t *testing.T) {
 		})
 	}
 }
+
+// BenchmarkBoundsHostileSearch measures one search_emails over hostile mail
+// in the sandbox, the figures of SECURITY.md's bounds section: the answer
+// (answer-B), what the process allocated (alloc-B, the in-process sandbox
+// included) and the highest heap seen during the call (peak-heap-B, the
+// stored mail included).
+//
+//	go test ./tools -run '^$' -bench BoundsHostileSearch -benchtime 1x
+func BenchmarkBoundsHostileSearch(b *testing.B) {
+	cases := []struct {
+		name  string
+		mails int
+		field map[string]func(inbox string) string
+	}{
+		{"subject-5MB", 1, map[string]func(string) string{"Subject": func(string) string { return hostileSubject(5 << 20) }}},
+		{"to-200000", 1, map[string]func(string) string{"To": func(in string) string { return hostileTo(in, 200000) }}},
+		{"subject-60MBx4", 4, map[string]func(string) string{"Subject": func(string) string { return hostileSubject(60 << 20) }}},
+	}
+	for _, c := range cases {
+		b.Run(c.name, func(b *testing.B) {
+			env := newTestEnv(b, tools.Options{})
+			e := sandboxClient(b, env)
+			for range c.mails {
+				fields := map[string]string{}
+				for k, f := range c.field {
+					fields[k] = f("someone@sandbox.localhost")
+				}
+				sendRaw(b, env.sandbox.SMTPAddr(), "someone@sandbox.localhost", hostileMail("someone@sandbox.localhost", fields))
+			}
+			var m measured
+			for b.Loop() {
+				m = measureCall(b, e, "search_emails", map[string]any{"limit": c.mails})
+			}
+			b.ReportMetric(float64(m.answer), "answer-B")
+			b.ReportMetric(float64(m.alloc), "alloc-B")
+			b.ReportMetric(float64(m.peak), "peak-heap-B")
+		})
+	}
+}
