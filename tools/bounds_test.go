@@ -328,3 +328,25 @@ func BenchmarkBoundsHostileSearch(b *testing.B) {
 		})
 	}
 }
+
+// TestBoundsFolderNames: list_folders leaves out a folder whose name no
+// folder argument accepts (over 1000 bytes) and counts it, instead of
+// answering a name of any length.
+func TestBoundsFolderNames(t *testing.T) {
+	e := newMailEnv(t, tools.Options{})
+	long := e.acct.Folder(strings.Repeat("L", 1001))
+	e.acct.CreateFolder(t, long)
+	e.acct.CreateFolder(t, e.acct.Folder("Short"))
+	var r tools.ListFoldersResult
+	e.call(t, "list_folders", map[string]any{}, &r)
+	found := false
+	for _, f := range r.Folders {
+		found = found || f.Name == e.acct.Folder("Short")
+		if len(f.Name) > 1000 {
+			t.Errorf("list_folders returned a name of %d bytes", len(f.Name))
+		}
+	}
+	if !found || r.Omitted != 1 {
+		t.Errorf("list_folders: Short found %v, folders_omitted %d; want true, 1", found, r.Omitted)
+	}
+}
