@@ -386,3 +386,38 @@ func TestBoundsSearchAccount(t *testing.T) {
 		t.Errorf("summary = from %v, message_id %v, date %v; want them whole", m["from"], m["message_id"], m["date"])
 	}
 }
+
+// TestBoundsLinks: wait_for_link keeps at most 20 links, leaves out a link
+// over 8 KiB rather than cutting it, and reports a cut subject.
+func TestBoundsLinks(t *testing.T) {
+	env := newTestEnv(t, tools.Options{})
+	e := &inboxEnv{mailEnv: sandboxClient(t, env), mail: env.mail}
+	in := e.create(t, "links")
+	since := e.nextSince(t, in.InboxID)
+	var body strings.Builder
+	// 9 KB of link, in quoted-printable lines of 900 (SMTP lines are at
+	// most 2000 bytes here)
+	long := strings.Repeat("x", 9000)
+	var qp []string
+	for ; len(long) > 0; long = long[min(len(long), 900):] {
+		qp = append(qp, long[:min(len(long), 900)])
+	}
+	fmt.Fprintf(&body, "Verify: https://app.example.test/verify/%s\r\n", strings.Join(qp, "=\r\n"))
+	for i := range 30 {
+		fmt.Fprintf(&body, "Confirm your account: https://app.example.test/confirm/%d\r\n", i)
+	}
+	raw := strings.Replace(hostileMail(in.Address, map[string]string{"Subject": hostileSubject(5000), "Extra": "Content-Transfer-Encoding: quoted-printable\r\n"}),
+		"Your code is 583920. Confirm: https://app.example.test/verify?t=abc\r\n", body.String(), 1)
+	sendRaw(t, env.sandbox.SMTPAddr(), in.Address, raw)
+	var r tools.WaitLinkResult
+	e.call(t, "wait_for_link", map[string]any{"inbox_id": in.InboxID, "since": since, "timeout": 10}, &r)
+	if len(r.Links) == 0 || len(r.Links) > 20 || !r.SubjectTruncated || len([]rune(r.Subject)) > 1000 {
+		t.Fatalf("wait_for_link: %d links, subject of %d characters, subject_truncated %v; want 1..20, at most 1000, true",
+			len(r.Links), len([]rune(r.Subject)), r.SubjectTruncated)
+	}
+	for _, l := range append(r.Links, r.Link) {
+		if len(l) > 8192 {
+			t.Errorf("wait_for_link returned a link of %d bytes", len(l))
+		}
+	}
+}
