@@ -30,6 +30,7 @@ targets="
 ./imap FuzzSearchCriteria 20000
 ./tools FuzzBindArgs 60000
 ./tools FuzzToolCall 20000
+./tools FuzzResultBounds 3000
 "
 total=0
 log=$(mktemp)

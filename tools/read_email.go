@@ -41,6 +41,13 @@ type ReadResult struct {
 	Hidden     bool             `json:"hidden_characters_removed,omitempty" jsonschema:"invisible or bidi control characters were removed from the text"`
 	Incomplete bool             `json:"body_incomplete,omitempty" jsonschema:"the body is longer than email-mcp reads of one text part (8 MiB): it ends early, and no window reaches past that"`
 	Attachment []AttachmentInfo `json:"attachments"`
+	// Bounds (SECURITY.md): what a sender wrote is cut, and these say where.
+	SubjectTruncated bool `json:"subject_truncated,omitempty" jsonschema:"the subject is longer than 1000 characters: it ends early"`
+	ToTotal          *int `json:"to_total,omitempty" jsonschema:"set when to lists only the first 100 recipients: the number found (at least this many)"`
+	CcTotal          *int `json:"cc_total,omitempty" jsonschema:"as to_total, for cc"`
+	ReplyToTotal     *int `json:"reply_to_total,omitempty" jsonschema:"as to_total, for reply_to"`
+	ReferencesTotal  *int `json:"references_total,omitempty" jsonschema:"set when references keeps only the last 50 ids (or left out ids over 998 bytes): the number of ids in the header"`
+	AttachmentsTotal *int `json:"attachments_total,omitempty" jsonschema:"set when attachments lists only the first 200: the number of attachments"`
 }
 
 type readArgs struct {
@@ -227,16 +234,21 @@ func mainTextParts(root *imap.Part) (text, html *imap.Part) {
 func readResult(folder string, msg *imap.Message, hdr message.Header) *ReadResult {
 	out := &ReadResult{
 		UID: msg.UID, ID: msgID(msg.UIDValidity, msg.UID), Folder: folder,
-		MessageID: hdr.MessageID, Subject: clean(hdr.Subject),
-		To: msgAddresses(hdr.To), Cc: msgAddresses(hdr.Cc), ReplyTo: msgAddresses(hdr.ReplyTo),
-		Date: formatTime(hdr.Date), References: nonNil(hdr.References), Flags: nonNil(msg.Flags),
-		Attachment: attachmentList(msg.Structure),
+		MessageID: boundID(hdr.MessageID), From: firstAddress(hdr.From, messageAddr),
+		Date: formatTime(hdr.Date), Flags: nonNil(msg.Flags),
 	}
-	if len(hdr.From) > 0 {
-		out.From = formatAddress(hdr.From[0].Name, hdr.From[0].Email)
+	out.Subject, out.SubjectTruncated = boundSubject(hdr.Subject, false)
+	out.To, out.ToTotal = boundAddresses(hdr.To, message.MaxAddresses, false, messageAddr)
+	out.Cc, out.CcTotal = boundAddresses(hdr.Cc, message.MaxAddresses, false, messageAddr)
+	out.ReplyTo, out.ReplyToTotal = boundAddresses(hdr.ReplyTo, message.MaxAddresses, false, messageAddr)
+	refs, n := message.BoundIDs(hdr.References, message.MaxReferences)
+	out.References = nonNil(refs)
+	if n > 0 {
+		out.ReferencesTotal = &n
 	}
+	out.Attachment, out.AttachmentsTotal = attachmentList(msg.Structure)
 	if len(hdr.InReplyTo) > 0 {
-		out.InReplyTo = hdr.InReplyTo[0]
+		out.InReplyTo = boundID(hdr.InReplyTo[0])
 	}
 	if out.Date == "" {
 		out.Date = formatTime(msg.InternalDate)
@@ -270,18 +282,23 @@ func window(out *ReadResult, b message.Bodies, format string, offset, maxChars i
 
 // attachmentList lists the attachments in the order download_attachment
 // indexes them (imap.Part.Attachments is the one source of that order).
-func attachmentList(root *imap.Part) []AttachmentInfo {
+func attachmentList(root *imap.Part) ([]AttachmentInfo, *int) {
 	out := []AttachmentInfo{}
 	if root == nil {
-		return out
+		return out, nil
 	}
-	for i, p := range root.Attachments() {
+	all := root.Attachments()
+	kept, total := message.BoundList(all, message.MaxAttachments)
+	for i, p := range kept {
 		out = append(out, AttachmentInfo{
-			Index: i, Filename: clean(p.Filename), ContentType: p.MediaType(),
+			Index: i, Filename: boundName(clean(p.Filename)), ContentType: boundContentType(p.MediaType()),
 			SizeBytes: decodedSize(p), Inline: p.IsEmbedded() || p.Disposition == "inline",
 		})
 	}
-	return out
+	if total == 0 {
+		return out, nil
+	}
+	return out, &total
 }
 
 // minDecodedSize is a lower bound of a part's decoded size: base64 carries

@@ -17,6 +17,10 @@ type ReplyResult struct {
 	To      []string `json:"to"`
 	Cc      []string `json:"cc"`
 	Subject string   `json:"subject"`
+	// Bounds (SECURITY.md), as in read_email.
+	SubjectTruncated bool `json:"subject_truncated,omitempty" jsonschema:"the subject is longer than 1000 characters: it ends early here (the reply carries it whole)"`
+	ToTotal          *int `json:"to_total,omitempty" jsonschema:"set when to lists only the first 100 recipients: their number"`
+	CcTotal          *int `json:"cc_total,omitempty" jsonschema:"as to_total, for cc"`
 }
 
 type replyArgs struct {
@@ -85,7 +89,11 @@ func (o *outbox) reply(ctx context.Context, mail Mailbox, a replyArgs) (*ReplyRe
 	if _, err := mail.SetFlags(context.WithoutCancel(ctx), folder, []uint32{orig.UID}, imap.FlagChange{Answered: &answered}); err != nil {
 		o.log.Warn("reply sent but \\Answered not set", "uid", orig.UID, "err", err)
 	}
-	return &ReplyResult{SendResult: *sent, To: addrStrings(m.To), Cc: addrStrings(m.Cc), Subject: m.Subject}, nil
+	out := &ReplyResult{SendResult: *sent}
+	out.To, out.ToTotal = boundAddresses(m.To, message.MaxAddresses, false, smtpAddr)
+	out.Cc, out.CcTotal = boundAddresses(m.Cc, message.MaxAddresses, false, smtpAddr)
+	out.Subject, out.SubjectTruncated = boundSubject(m.Subject, false)
+	return out, nil
 }
 
 // replyMessage composes the reply: recipients, threading headers, quote.
@@ -149,10 +157,4 @@ func smtpAddrs(l []message.Address) []smtp.Address {
 	return out
 }
 
-func addrStrings(l []smtp.Address) []string {
-	out := make([]string, 0, len(l))
-	for _, a := range l {
-		out = append(out, formatAddress(a.Name, a.Email))
-	}
-	return out
-}
+func smtpAddr(a smtp.Address) (string, string) { return a.Name, a.Email }

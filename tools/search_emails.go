@@ -6,6 +6,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/email-mcp/email-mcp/imap"
+	"github.com/email-mcp/email-mcp/message"
 )
 
 // MessageSummary is one message in search_emails' result.
@@ -21,6 +22,9 @@ type MessageSummary struct {
 	Flagged        bool     `json:"flagged"`
 	HasAttachments bool     `json:"has_attachments"`
 	Size           int64    `json:"size" jsonschema:"size of the whole message in bytes"`
+	// Bounds (SECURITY.md): a sender's huge subject or To list is cut.
+	SubjectTruncated bool `json:"subject_truncated,omitempty" jsonschema:"the subject is longer than 1000 characters: it ends early (read_email has the rest up to its own bound)"`
+	ToTotal          *int `json:"to_total,omitempty" jsonschema:"set when to lists only the first 20 recipients: the number found (at least this many)"`
 }
 
 // SearchResult is search_emails' result.
@@ -147,13 +151,11 @@ func containsControl(s string) bool {
 }
 
 func summary(validity uint32, m imap.Summary) MessageSummary {
-	from := ""
-	if len(m.From) > 0 {
-		from = formatAddress(m.From[0].Name, m.From[0].Email)
-	}
+	subject, cut := boundSubject(m.Subject, m.SubjectCut)
+	to, toTotal := boundAddresses(m.To, message.MaxSummaryAddresses, m.ToCut, imapAddr)
 	return MessageSummary{
-		UID: m.UID, ID: msgID(validity, m.UID), MessageID: m.MessageID, Subject: clean(m.Subject),
-		From: from, To: imapAddresses(m.To), Date: formatTime(m.Date),
+		UID: m.UID, ID: msgID(validity, m.UID), MessageID: boundID(m.MessageID), Subject: subject, SubjectTruncated: cut,
+		From: firstAddress(m.From, imapAddr), To: to, ToTotal: toTotal, Date: formatTime(m.Date),
 		Unread: !m.Seen, Flagged: m.Flagged, HasAttachments: m.HasAttachments, Size: m.Size,
 	}
 }

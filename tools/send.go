@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/email-mcp/email-mcp/imap"
+	"github.com/email-mcp/email-mcp/message"
 	"github.com/email-mcp/email-mcp/smtp"
 )
 
@@ -66,6 +67,9 @@ type SendResult struct {
 	Accepted  []string `json:"accepted" jsonschema:"recipients the server accepted"`
 	Rejected  []string `json:"rejected" jsonschema:"recipients the server refused (the mail went to the others)"`
 	SentCopy  string   `json:"sent_copy" jsonschema:"saved, skipped (no Sent folder, or the server filed its own), failed, or disabled"`
+	// Bounds (SECURITY.md): a reply-all to a huge list echoes only its start.
+	AcceptedTotal *int `json:"accepted_total,omitempty" jsonschema:"set when accepted lists only the first 100: the number of accepted recipients"`
+	RejectedTotal *int `json:"rejected_total,omitempty" jsonschema:"set when rejected lists only the first 100: the number of refused recipients"`
 }
 
 // from is our own address with the display name of the call or the default.
@@ -100,10 +104,9 @@ func (o *outbox) send(ctx context.Context, m *smtp.Message) (*SendResult, error)
 		}
 		return nil, sendError(err)
 	}
-	out := &SendResult{Success: true, MessageID: m.ID(), Accepted: nonNil(res.Accepted), Rejected: []string{}}
-	for _, r := range res.Rejected {
-		out.Rejected = append(out.Rejected, r.Address)
-	}
+	out := &SendResult{Success: true, MessageID: m.ID()}
+	out.Accepted, out.AcceptedTotal = boundAddresses(res.Accepted, message.MaxAddresses, false, func(a string) (string, string) { return "", a })
+	out.Rejected, out.RejectedTotal = boundAddresses(res.Rejected, message.MaxAddresses, false, func(r smtp.Rejection) (string, string) { return "", r.Address })
 	out.SentCopy = o.keepCopy(ctx, m)
 	return out, nil
 }
