@@ -1,0 +1,88 @@
+package tools_test
+
+import (
+	"fmt"
+	"runtime"
+	"strings"
+	"testing"
+
+	gosmtp "github.com/emersion/go-smtp"
+	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/email-mcp/email-mcp/tools"
+)
+
+// nestedMail is a message of depth multiparts, one inside the other, each
+// level with a short text part beside the next; the innermost holds a text
+// body and a base64 attachment.
+func nestedMail(subject string, depth int) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "From: App <app@example.test>\r\nTo: nest@sandbox.localhost\r\nSubject: %s\r\nMIME-Version: 1.0\r\n", subject)
+	for i := range depth {
+		fmt.Fprintf(&b, "Content-Type: multipart/mixed; boundary=\"b%d\"\r\n\r\n--b%d\r\nContent-Type: text/plain\r\n\r\nlevel %d\r\n--b%d\r\n", i, i, i, i)
+	}
+	b.WriteString("Content-Type: text/plain\r\n\r\ninnermost body\r\n")
+	for i := depth - 1; i >= 0; i-- {
+		fmt.Fprintf(&b, "--b%d--\r\n", i)
+	}
+	return b.String()
+}
+
+// sendRaw delivers raw through the sandbox's SMTP port.
+func sendRaw(tb testing.TB, addr, to, raw string) {
+	tb.Helper()
+	c, err := gosmtp.Dial(addr)
+	if err != nil {
+		tb.Fatalf("smtp dial: %v", err)
+	}
+	defer c.Close()
+	if err := c.SendMail("app@example.test", []string{to}, strings.NewReader(raw)); err != nil {
+		tb.Fatalf("SendMail() = %v", err)
+	}
+}
+
+// readCost reads the message with subject through read_email and returns
+// the bytes of its answer and the bytes allocated in the process meanwhile
+// (the sandbox's included).
+func readCost(t *testing.T, e *mailEnv, subject string) (answer int, alloc uint64) {
+	t.Helper()
+	m := findOne(t, e, "INBOX", subject)
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	var r tools.ReadResult
+	res := e.call(t, "read_email", map[string]any{"uid": m.UID}, &r)
+	runtime.ReadMemStats(&after)
+	if r.BodyText != "level 0" {
+		t.Errorf("read_email(%q) body_text = %q, want the first level's text", subject, r.BodyText)
+	}
+	return len(res.Content[0].(mcp.TextContent).Text), after.TotalAlloc - before.TotalAlloc
+}
+
+// TestReadNestedLinear: read_email on mail of nested multiparts (sent to
+// the sandbox over SMTP) answers the innermost levels it reaches, and its
+// answer and the memory allocated for it grow at most linearly with the
+// size of the mail.
+func TestReadNestedLinear(t *testing.T) {
+	env := newTestEnv(t, tools.Options{})
+	e := sandboxClient(t, env)
+	type cost struct {
+		size, answer int
+		alloc        uint64
+	}
+	var costs []cost
+	for _, depth := range []int{300, 3000} {
+		subject := fmt.Sprintf("nested %d", depth)
+		raw := nestedMail(subject, depth)
+		sendRaw(t, env.sandbox.SMTPAddr(), "nest@sandbox.localhost", raw)
+		answer, alloc := readCost(t, e, subject)
+		costs = append(costs, cost{len(raw), answer, alloc})
+		t.Logf("depth %d: mail %d bytes, answer %d bytes, allocated %d bytes", depth, len(raw), answer, alloc)
+	}
+	small, big := costs[0], costs[1]
+	grow := float64(big.size) / float64(small.size)
+	if float64(big.alloc) > 1.5*grow*float64(small.alloc) || float64(big.answer) > 1.5*grow*float64(small.answer) {
+		t.Errorf("mail x%.1f: answer x%.1f, allocated x%.1f; want both at most x%.1f (linear, with room)",
+			grow, float64(big.answer)/float64(small.answer), float64(big.alloc)/float64(small.alloc), 1.5*grow)
+	}
+}
