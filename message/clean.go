@@ -142,6 +142,15 @@ func escape(b *strings.Builder, s string) {
 	}
 }
 
+// IsHidden reports a character that CleanLine removes or replaces: a
+// hidden character, a line break or a tab (see the list above). A string
+// without one (and, for CleanURL, without a space) is left as it is by
+// all three, but for one U+FE0E or U+FE0F after a visible character, which
+// IsHidden reports too.
+func IsHidden(r rune) bool {
+	return hidden(r) || isVariation(r) || r == '\u2028' || r == '\u2029'
+}
+
 // isVariation reports a variation selector.
 func isVariation(r rune) bool {
 	return r >= 0xFE00 && r <= 0xFE0F || r >= 0xE0100 && r <= 0xE01EF

@@ -3,6 +3,7 @@ package tools
 import (
 	"context"
 	"errors"
+	"strings"
 
 	"github.com/mark3labs/mcp-go/mcp"
 
@@ -225,16 +226,21 @@ func mainTextParts(root *imap.Part) (text, html *imap.Part) {
 }
 
 func readResult(folder string, msg *imap.Message, hdr message.Header) *ReadResult {
+	// Header fields go out as they are: wrap cleans every returned string
+	// and sets hidden_characters_removed when it removed something
+	// (clean.go); cleaning them here would hide that.
+	hidden := false
 	out := &ReadResult{
 		UID: msg.UID, ID: msgID(msg.UIDValidity, msg.UID), Folder: folder,
-		MessageID: hdr.MessageID, Subject: clean(hdr.Subject),
-		To: msgAddresses(hdr.To), Cc: msgAddresses(hdr.Cc), ReplyTo: msgAddresses(hdr.ReplyTo),
+		MessageID: hdr.MessageID, Subject: hdr.Subject,
+		To: rawAddresses(hdr.To, &hidden), Cc: rawAddresses(hdr.Cc, &hidden), ReplyTo: rawAddresses(hdr.ReplyTo, &hidden),
 		Date: formatTime(hdr.Date), References: nonNil(hdr.References), Flags: nonNil(msg.Flags),
 		Attachment: attachmentList(msg.Structure),
 	}
 	if len(hdr.From) > 0 {
-		out.From = formatAddress(hdr.From[0].Name, hdr.From[0].Email)
+		out.From = rawAddresses(hdr.From[:1], &hidden)[0]
 	}
+	out.Hidden = hidden
 	if len(hdr.InReplyTo) > 0 {
 		out.InReplyTo = hdr.InReplyTo[0]
 	}
@@ -244,10 +250,31 @@ func readResult(folder string, msg *imap.Message, hdr message.Header) *ReadResul
 	return out
 }
 
+// rawAddresses is msgAddresses without cleaning the names (wrap does);
+// hidden reports a name that was nothing but hidden characters, left out.
+func rawAddresses(l []message.Address, hidden *bool) []string {
+	out := make([]string, 0, len(l))
+	for _, a := range l {
+		name := strings.TrimSpace(a.Name)
+		c, removed := message.CleanLine(name)
+		c = strings.TrimSpace(c)
+		switch {
+		case c == "" || c == a.Email:
+			*hidden = *hidden || removed
+			out = append(out, a.Email)
+		case a.Email == "":
+			out = append(out, name)
+		default:
+			out = append(out, name+" <"+a.Email+">")
+		}
+	}
+	return out
+}
+
 // window cuts the bodies to one window and fills the truncation fields.
 func window(out *ReadResult, b message.Bodies, format string, offset, maxChars int) {
 	text, hiddenText := message.CleanText(b.Text)
-	out.Hidden = hiddenText
+	out.Hidden = out.Hidden || hiddenText
 	next := -1
 	if format != "html" {
 		chunk, trunc, n := message.Window(text, offset, maxChars)
@@ -277,7 +304,7 @@ func attachmentList(root *imap.Part) []AttachmentInfo {
 	}
 	for i, p := range root.Attachments() {
 		out = append(out, AttachmentInfo{
-			Index: i, Filename: clean(p.Filename), ContentType: p.MediaType(),
+			Index: i, Filename: p.Filename, ContentType: mediaType(p),
 			SizeBytes: decodedSize(p), Inline: p.IsEmbedded() || p.Disposition == "inline",
 		})
 	}

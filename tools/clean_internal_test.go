@@ -1,0 +1,59 @@
+package tools
+
+import (
+	"encoding/json"
+	"testing"
+)
+
+func TestCleanJSON(t *testing.T) {
+	tests := []struct {
+		name, in, want string
+		removed        bool
+	}{
+		{"clean JSON untouched", `{"a":"x <y@z> & é","n":[1,true,null],"o":{"b":"c"}}`, `{"a":"x <y@z> & é","n":[1,true,null],"o":{"b":"c"}}`, false},
+		{"one-line value", `{"subject":"a\nb\u001bc\u202ed"}`, `{"subject":"a bcd"}`, true},
+		{"tab made a space, not removed", `{"subject":"a\tb"}`, `{"subject":"a b"}`, false},
+		{"bodies keep lines", `{"body_text":"a\n\tb\u200b","body_html":"\u003cp\u003ex\r\n"}`, `{"body_text":"a\n\tb","body_html":"\u003cp\u003ex\n"}`, true},
+		{"links encoded", `{"link":"https://a.example/x\u200by z","links":["https://a.example/\u202e"]}`,
+			`{"link":"https://a.example/x%E2%80%8By%20z","links":["https://a.example/%E2%80%AE"]}`, true},
+		{"arrays of objects take their own keys", `{"links":[{"filename":"a\u202e","body_text":"x\ny"}]}`, `{"links":[{"filename":"a","body_text":"x\ny"}]}`, true},
+		{"keys are cleaned", `{"a\u202eb":1}`, `{"ab":1}`, true},
+		{"key after a nested value", `{"o":{"body_text":"x"},"subject":"a\nb"}`, `{"o":{"body_text":"x"},"subject":"a b"}`, true},
+		{"escaped quote and backslash", `{"s":"\"\\\u202e"}`, `{"s":"\"\\"}`, true},
+		{"emoji presentation kept", `{"subject":"ok ✔️"}`, `{"subject":"ok ✔️"}`, false},
+	}
+	for _, tt := range tests {
+		got, changed, removed := cleanJSON([]byte(tt.in))
+		if string(got) != tt.want || removed != tt.removed || changed != (tt.in != tt.want) {
+			t.Errorf("%s: cleanJSON(%s) = %s, changed %v, removed %v; want %s, removed %v", tt.name, tt.in, got, changed, removed, tt.want, tt.removed)
+		}
+		if !json.Valid(got) {
+			t.Errorf("%s: cleanJSON(%s) = %s: not JSON", tt.name, tt.in, got)
+		}
+	}
+}
+
+// BenchmarkHotCleanResult: the cleaning pass over a search page of 50
+// (accents, no hidden characters), beside the json.Marshal it follows:
+// go test ./tools -run '^$' -bench HotCleanResult -benchmem
+func BenchmarkHotCleanResult(b *testing.B) {
+	page := benchPage(50)
+	res := &SearchResult{Folder: page.Folder, UIDValidity: page.UIDValidity, Total: page.Total}
+	for _, m := range page.Messages {
+		res.Messages = append(res.Messages, summary(page.UIDValidity, m))
+	}
+	text, _ := json.Marshal(res)
+	b.Run("marshal", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			_, _ = json.Marshal(res)
+		}
+	})
+	b.Run("clean", func(b *testing.B) {
+		b.ReportAllocs()
+		b.SetBytes(int64(len(text)))
+		for b.Loop() {
+			cleanResult(res, text)
+		}
+	})
+}
