@@ -14,7 +14,7 @@ import (
 
 // nestedMail is a message of depth multiparts, one inside the other, each
 // level with a short text part beside the next; the innermost holds a text
-// body and a base64 attachment.
+// body, the outermost a base64 attachment last.
 func nestedMail(subject string, depth int) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "From: App <app@example.test>\r\nTo: nest@sandbox.localhost\r\nSubject: %s\r\nMIME-Version: 1.0\r\n", subject)
@@ -23,6 +23,9 @@ func nestedMail(subject string, depth int) string {
 	}
 	b.WriteString("Content-Type: text/plain\r\n\r\ninnermost body\r\n")
 	for i := depth - 1; i >= 0; i-- {
+		if i == 0 {
+			b.WriteString("--b0\r\nContent-Type: application/pdf\r\nContent-Transfer-Encoding: base64\r\n\r\nJVBERi0=\r\n")
+		}
 		fmt.Fprintf(&b, "--b%d--\r\n", i)
 	}
 	return b.String()
@@ -53,8 +56,8 @@ func readCost(t *testing.T, e *mailEnv, subject string) (answer int, alloc uint6
 	var r tools.ReadResult
 	res := e.call(t, "read_email", map[string]any{"uid": m.UID}, &r)
 	runtime.ReadMemStats(&after)
-	if r.BodyText != "level 0" {
-		t.Errorf("read_email(%q) body_text = %q, want the first level's text", subject, r.BodyText)
+	if r.BodyText != "level 0" || len(r.Attachment) != 1 || r.Attachment[0].SizeBytes != 5 {
+		t.Errorf("read_email(%q) body_text = %q, attachments %+v; want the first level's text and one of 5 bytes", subject, r.BodyText, r.Attachment)
 	}
 	return len(res.Content[0].(mcp.TextContent).Text), after.TotalAlloc - before.TotalAlloc
 }

@@ -16,7 +16,7 @@ type AttachmentInfo struct {
 	Index       int    `json:"index" jsonschema:"0-based: download_attachment's attachment_index"`
 	Filename    string `json:"filename" jsonschema:"file name as the sender gave it (untrusted)"`
 	ContentType string `json:"content_type"`
-	SizeBytes   int64  `json:"size_bytes" jsonschema:"approximate decoded size"`
+	SizeBytes   int64  `json:"size_bytes" jsonschema:"decoded size, as download_attachment saves it; estimated only for a base64 or quoted-printable attachment beyond the first MiB of the message (base64: within 2 bytes for the usual lines of 76 characters; quoted-printable: at most this)"`
 	Inline      bool   `json:"inline" jsonschema:"shown inside the body (e.g. an embedded image) rather than offered as a file"`
 }
 
@@ -235,7 +235,7 @@ func readResult(folder string, msg *imap.Message, hdr message.Header) *ReadResul
 		MessageID: hdr.MessageID, Subject: hdr.Subject,
 		To: rawAddresses(hdr.To, &hidden), Cc: rawAddresses(hdr.Cc, &hidden), ReplyTo: rawAddresses(hdr.ReplyTo, &hidden),
 		Date: formatTime(hdr.Date), References: nonNil(hdr.References), Flags: nonNil(msg.Flags),
-		Attachment: attachmentList(msg.Structure),
+		Attachment: attachmentList(msg.Structure, msg.Raw, msg.Complete),
 	}
 	if len(hdr.From) > 0 {
 		out.From = rawAddresses(hdr.From[:1], &hidden)[0]
@@ -297,15 +297,21 @@ func window(out *ReadResult, b message.Bodies, format string, offset, maxChars i
 
 // attachmentList lists the attachments in the order download_attachment
 // indexes them (imap.Part.Attachments is the one source of that order).
-func attachmentList(root *imap.Part) []AttachmentInfo {
+// raw is what was fetched of the message, for exact sizes
+// (attachment_size.go).
+func attachmentList(root *imap.Part, raw []byte, whole bool) []AttachmentInfo {
 	out := []AttachmentInfo{}
 	if root == nil {
 		return out
 	}
+	var bodies map[string][]byte
 	for i, p := range root.Attachments() {
+		if bodies == nil && (p.Encoding == "base64" || p.Encoding == "quoted-printable") {
+			bodies = rawBodies(raw, whole)
+		}
 		out = append(out, AttachmentInfo{
 			Index: i, Filename: p.Filename, ContentType: mediaType(p),
-			SizeBytes: decodedSize(p), Inline: p.IsEmbedded() || p.Disposition == "inline",
+			SizeBytes: attachmentSize(p, bodies), Inline: p.IsEmbedded() || p.Disposition == "inline",
 		})
 	}
 	return out
@@ -320,18 +326,6 @@ func minDecodedSize(p *imap.Part) int64 {
 		return p.Size / 2
 	case "quoted-printable":
 		return p.Size / 4
-	}
-	return p.Size
-}
-
-// decodedSize estimates a part's size after its transfer encoding is undone.
-func decodedSize(p *imap.Part) int64 {
-	switch p.Encoding {
-	case "base64":
-		// 76 characters per line + CRLF carry 57 bytes.
-		return p.Size * 57 / 78
-	case "quoted-printable":
-		return p.Size
 	}
 	return p.Size
 }
