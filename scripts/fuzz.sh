@@ -29,6 +29,8 @@ targets="
 ./imap FuzzSearchCriteria 20000
 ./tools FuzzBindArgs 60000
 ./tools FuzzToolCall 20000
+./message FuzzClean 100000
+./tools FuzzCleanJSON 60000
 "
 total=0
 log=$(mktemp)

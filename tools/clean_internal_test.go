@@ -5,6 +5,8 @@ import (
 	"maps"
 	"strings"
 	"testing"
+
+	"github.com/email-mcp/email-mcp/message"
 )
 
 func TestCleanJSON(t *testing.T) {
@@ -85,4 +87,35 @@ func TestRawBodies(t *testing.T) {
 			t.Errorf("%s: rawBodies() = %q, want %q", tt.name, str, tt.want)
 		}
 	}
+}
+
+// FuzzCleanJSON: whatever the strings of a result, the cleaned JSON is
+// valid, each string is what its key's cleaner makes of it, and cleaning
+// again changes nothing.
+func FuzzCleanJSON(f *testing.F) {
+	for _, s := range []string{"a\u202eb", "x\r\ny\"\\", "<a href=x>&amp;</a>\u2028", "https://a.example/\u200b b", "\x00\x1b\u0085\U000E0041\ufe0f"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		b, _ := json.Marshal(s) // invalid UTF-8 becomes U+FFFD byte by byte, as in a result
+		_ = json.Unmarshal(b, &s)
+		in, _ := json.Marshal(map[string]any{"subject": s, "body_text": s, "links": []string{s}, s: []any{1, map[string]string{"link": s}}})
+		out, _, _ := cleanJSON(in)
+		var got map[string]any
+		if err := json.Unmarshal(out, &got); err != nil {
+			t.Fatalf("cleanJSON(%s) = %s: %v", in, out, err)
+		}
+		line, _ := message.CleanLine(s)
+		text, _ := message.CleanText(s)
+		link, _ := message.CleanURL(s)
+		if got["subject"] != line || got["body_text"] != text || got["links"].([]any)[0] != link {
+			t.Fatalf("cleanJSON(%s) = %s: want subject %q, body_text %q, link %q", in, out, line, text, link)
+		}
+		if inner, ok := got[line].([]any); !ok || inner[1].(map[string]any)["link"] != link {
+			t.Fatalf("cleanJSON(%s) = %s: want key %q holding link %q", in, out, line, link)
+		}
+		if again, changed, _ := cleanJSON(out); changed || string(again) != string(out) {
+			t.Fatalf("cleanJSON(%s) = %s, again %s", in, out, again)
+		}
+	})
 }
