@@ -39,7 +39,7 @@ type ReadResult struct {
 	BodyHTML   *string          `json:"body_html,omitempty" jsonschema:"untrusted HTML, same window (format html or both)"`
 	Truncated  bool             `json:"truncated" jsonschema:"more body follows: call again with offset=next_offset"`
 	NextOffset *int             `json:"next_offset,omitempty"`
-	Hidden     bool             `json:"hidden_characters_removed,omitempty" jsonschema:"invisible or bidi control characters were removed from the text"`
+	Hidden     bool             `json:"hidden_characters_removed,omitempty" jsonschema:"invisible, bidi or control characters were removed from a field of this result (body or header)"`
 	Incomplete bool             `json:"body_incomplete,omitempty" jsonschema:"the body is longer than email-mcp reads of one text part (8 MiB): it ends early, and no window reaches past that"`
 	Attachment []AttachmentInfo `json:"attachments"`
 }
