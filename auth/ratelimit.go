@@ -1,59 +1,77 @@
 package auth
 
 import (
-	"math"
-	"net/http"
-	"strconv"
 	"sync"
+	"time"
 
 	"golang.org/x/time/rate"
 )
 
-// CodeRateLimited is the error code of the 429 answer.
-const CodeRateLimited = "RATE_LIMITED"
+// Limiter counts tool calls per API key id: a token bucket that refills
+// perMinute tokens a minute and holds half a minute's worth (at least 10),
+// so a test suite's burst of calls passes at once while a client that calls
+// in a loop is slowed to the rate. It counts what the caller asks it to
+// (tool calls), not HTTP requests: the MCP handshake, tools/list, pings and
+// notifications must never use up a client's budget.
+//
+// The number of ids is bounded by the configured keys (unknown keys never
+// get past New), so its map does not grow without bound.
+type Limiter struct {
+	every rate.Limit
+	burst int
+	now   func() time.Time
 
-var rateLimited = newRefusal(http.StatusTooManyRequests, CodeRateLimited,
-	"too many requests for this API key; slow down and retry after the Retry-After seconds")
-
-// RateLimit returns a middleware that allows perMinute requests per API key
-// (a token bucket with a burst of a tenth of a minute's worth, at least 10),
-// answering 429 with Retry-After beyond it. It must sit behind New's
-// middleware, which puts the key id in the context; requests without one
-// share one bucket. perMinute <= 0 returns a middleware that does nothing.
-func RateLimit(perMinute int) func(http.Handler) http.Handler {
-	if perMinute <= 0 {
-		return func(next http.Handler) http.Handler { return next }
-	}
-	burst := max(perMinute/10, 10)
-	l := &limiter{every: rate.Limit(float64(perMinute) / 60), burst: burst, buckets: map[string]*rate.Limiter{}}
-	return func(next http.Handler) http.Handler {
-		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			id, _ := KeyID(r.Context())
-			res := l.bucket(id).Reserve()
-			if wait := res.Delay(); wait > 0 {
-				res.Cancel()
-				w.Header().Set("Retry-After", strconv.Itoa(int(math.Ceil(wait.Seconds()))))
-				w.Header().Set("Content-Type", "application/json")
-				w.WriteHeader(rateLimited.status)
-				_, _ = w.Write(rateLimited.body)
-				return
-			}
-			next.ServeHTTP(w, r)
-		})
-	}
-}
-
-// limiter keeps one token bucket per key id. The number of ids is bounded by
-// the configured keys (unknown keys never get past New), so the map does not
-// grow without bound.
-type limiter struct {
-	every   rate.Limit
-	burst   int
 	mu      sync.Mutex
 	buckets map[string]*rate.Limiter
 }
 
-func (l *limiter) bucket(id string) *rate.Limiter {
+// LimiterOptions configure NewLimiter.
+type LimiterOptions struct {
+	// PerMinute is the sustained rate per key; <= 0 turns the limit off.
+	PerMinute int
+	// Now is the clock (tests freeze it); nil is time.Now.
+	Now func() time.Time
+}
+
+// NewLimiter returns the limiter, or nil when opts.PerMinute <= 0; a nil
+// *Limiter allows everything.
+func NewLimiter(opts LimiterOptions) *Limiter {
+	if opts.PerMinute <= 0 {
+		return nil
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	return &Limiter{
+		every:   rate.Limit(float64(opts.PerMinute) / 60),
+		burst:   Burst(opts.PerMinute),
+		now:     opts.Now,
+		buckets: map[string]*rate.Limiter{},
+	}
+}
+
+// Burst is how many calls a key may make at once under perMinute: half a
+// minute's worth, at least 10.
+func Burst(perMinute int) int {
+	return max(perMinute/2, 10)
+}
+
+// Take takes one call from id's budget. It returns 0 when the call may run,
+// else how long until the next one may (nothing is taken then).
+func (l *Limiter) Take(id string) time.Duration {
+	if l == nil {
+		return 0
+	}
+	now := l.now()
+	res := l.bucket(id).ReserveN(now, 1)
+	if wait := res.DelayFrom(now); wait > 0 {
+		res.CancelAt(now)
+		return wait
+	}
+	return 0
+}
+
+func (l *Limiter) bucket(id string) *rate.Limiter {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	b, ok := l.buckets[id]

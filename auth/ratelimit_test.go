@@ -1,53 +1,56 @@
 package auth_test
 
 import (
-	"net/http"
-	"net/http/httptest"
-	"strings"
 	"testing"
+	"time"
 
 	"github.com/email-mcp/email-mcp/auth"
 )
 
-func TestRateLimitPerKey(t *testing.T) {
-	mw, err := auth.New(auth.Options{AllowedHosts: testHosts, Keys: []string{"key-one-0123456789", "key-two-0123456789"}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ok := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(http.StatusNoContent) })
-	// 1 per minute: a burst of 10, then refused (the bucket refills one token
-	// a minute, so even a very slow machine cannot refill it mid-test).
-	h := mw(auth.RateLimit(1)(ok))
-	call := func(key string) *httptest.ResponseRecorder {
-		req := httptest.NewRequest(http.MethodGet, "/mcp/tools", nil)
-		req.Header.Set("X-API-Key", key)
-		rec := httptest.NewRecorder()
-		h.ServeHTTP(rec, req)
-		return rec
-	}
-	for i := range 10 {
-		if rec := call("key-one-0123456789"); rec.Code != http.StatusNoContent {
-			t.Fatalf("request %d = %d, want 204 within the burst", i, rec.Code)
+// frozen is a clock that moves only when the test says so.
+type frozen struct{ t time.Time }
+
+func (f *frozen) now() time.Time { return f.t }
+
+func TestLimiterPerKey(t *testing.T) {
+	clock := &frozen{t: time.Unix(1_700_000_000, 0)}
+	l := auth.NewLimiter(auth.LimiterOptions{PerMinute: 60, Now: clock.now}) // one a second, a burst of 30
+	for i := range 30 {
+		if wait := l.Take("one"); wait != 0 {
+			t.Fatalf("call %d: Take = %v, want 0 within the burst of 30", i, wait)
 		}
 	}
-	rec := call("key-one-0123456789")
-	if rec.Code != http.StatusTooManyRequests || !strings.Contains(rec.Body.String(), auth.CodeRateLimited) || rec.Header().Get("Retry-After") == "" {
-		t.Errorf("request 11 = %d %s Retry-After=%q, want 429 RATE_LIMITED with Retry-After", rec.Code, rec.Body, rec.Header().Get("Retry-After"))
+	wait := l.Take("one")
+	if wait <= 0 || wait > time.Second {
+		t.Fatalf("call 31: Take = %v, want a wait in (0, 1s]", wait)
+	}
+	// A refused call takes nothing: the next token is still one second away.
+	if again := l.Take("one"); again != wait {
+		t.Errorf("call 32: Take = %v, want the same %v (a refusal must not use a token)", again, wait)
 	}
 	// Another key has its own bucket.
-	if rec := call("key-two-0123456789"); rec.Code != http.StatusNoContent {
-		t.Errorf("other key = %d, want 204", rec.Code)
+	if wait := l.Take("two"); wait != 0 {
+		t.Errorf("other key: Take = %v, want 0", wait)
+	}
+	clock.t = clock.t.Add(time.Second)
+	if wait := l.Take("one"); wait != 0 {
+		t.Errorf("after one second: Take = %v, want 0 (one token refilled)", wait)
 	}
 }
 
-func TestRateLimitOff(t *testing.T) {
-	ok := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(http.StatusNoContent) })
-	h := auth.RateLimit(0)(ok)
-	for i := range 100 {
-		rec := httptest.NewRecorder()
-		h.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/", nil))
-		if rec.Code != http.StatusNoContent {
-			t.Fatalf("request %d = %d with the limit off", i, rec.Code)
+func TestLimiterOff(t *testing.T) {
+	l := auth.NewLimiter(auth.LimiterOptions{PerMinute: 0})
+	for i := range 1000 {
+		if wait := l.Take("k"); wait != 0 {
+			t.Fatalf("call %d: Take = %v with the limit off", i, wait)
+		}
+	}
+}
+
+func TestBurst(t *testing.T) {
+	for _, tt := range []struct{ perMinute, want int }{{1, 10}, {20, 10}, {120, 60}, {1200, 600}} {
+		if got := auth.Burst(tt.perMinute); got != tt.want {
+			t.Errorf("Burst(%d) = %d, want %d", tt.perMinute, got, tt.want)
 		}
 	}
 }

@@ -59,6 +59,10 @@ func (g *guard) refuse(w http.ResponseWriter, r *http.Request, f refusal, level 
 	h.Set("Content-Type", "application/json")
 	h.Set("X-Content-Type-Options", "nosniff")
 	h.Set("Cache-Control", "no-store")
+	// A refused client gets no keep-alive: its connection does not hold a
+	// slot of MCP_MAX_CONNECTIONS, and the server does not wait for a body
+	// it will not read.
+	h.Set("Connection", "close")
 	w.WriteHeader(f.status)
 	_, _ = w.Write(f.body)
 }

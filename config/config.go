@@ -48,7 +48,7 @@ type Config struct {
 	MCPMaxConnections  int      `envconfig:"MCP_MAX_CONNECTIONS" default:"1024" range:"1,1000000" desc:"open HTTP connections at once; more get 503"`
 	MCPReadOnly        bool     `envconfig:"MCP_READ_ONLY" default:"false" desc:"hide every tool that changes a mailbox or sends mail"`
 	MCPToolsets        []string `envconfig:"MCP_TOOLSETS" default:"mail,inbox" desc:"comma list of toolsets: mail, inbox"`
-	RateLimitPerMinute int      `envconfig:"RATE_LIMIT_PER_MINUTE" default:"120" range:"0,100000" desc:"HTTP requests per minute per API key (0: off)"`
+	RateLimitPerMinute int      `envconfig:"RATE_LIMIT_PER_MINUTE" default:"1200" range:"0,100000" desc:"tool calls per minute per API key, bursts of half that (0: off)"`
 
 	DefaultFromName       string   `envconfig:"DEFAULT_FROM_NAME" desc:"display name of sent mail"`
 	InboxAddress          string   `envconfig:"INBOX_ADDRESS" desc:"address for +tag test inboxes (default: IMAP_USER when it is an address)"`

@@ -47,9 +47,9 @@
 //
 //	IMAP_ALLOW_PLAINTEXT=false  allow the IMAP password in clear text to a host that is not loopback (STARTTLS false, or none without STARTTLS)
 //	SMTP_ALLOW_PLAINTEXT=false  allow the SMTP password in clear text to a host that is not loopback (STARTTLS false, or none without STARTTLS)
-//	RATE_LIMIT_PER_MINUTE=120   HTTP requests per minute per API key (0..100000; 0 turns it off)
+//	RATE_LIMIT_PER_MINUTE=1200  tool calls per minute per API key, bursts of half that (0..100000; 0 turns it off)
 //	MCP_ALLOWED_HOSTS           Host header names accepted besides IP literals, localhost and MCP_BASE_URL's host
-//	MCP_MAX_CONNECTIONS=1024    open HTTP connections at once; beyond it new connections get 503
+//	MCP_MAX_CONNECTIONS=1024    open HTTP connections at once; beyond it unauthenticated, then idle ones are closed, else 503
 //	SEND_ALLOWED_RECIPIENTS     addresses and domains the send tools may mail (empty: anyone)
 //	SEND_MAX_PER_HOUR=100       messages the send tools may send per hour (0: no cap)
 //	WAIT_PROGRESS_SECONDS=10    how often a wait sends a progress notification (1..60)

@@ -28,7 +28,7 @@ func TestEnvExample(t *testing.T) {
 			t.Errorf(".env.example lacks %s%s=", prefix[4:], name)
 		}
 	}
-	unit, err := os.ReadFile("../dist/systemd/email-mcp.service")
+	unit, err := os.ReadFile("../email-mcp.service")
 	if err != nil {
 		t.Fatal(err)
 	}

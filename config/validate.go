@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	"github.com/email-mcp/email-mcp/internal/netaddr"
 )
 
 // resolve fills the derived defaults: IMAP_PORT 143 when IMAP_SSL=false (993
@@ -33,7 +35,7 @@ func (ld *loader) resolve(c *Config) {
 		c.InboxAddress = c.IMAPUser
 		ld.sources["INBOX_ADDRESS"] = SourceDerived
 	}
-	if !ld.userSet("WAIT_POLL_MS") && !c.Sandbox() && isLoopback(c.IMAPHost) {
+	if !ld.userSet("WAIT_POLL_MS") && !c.Sandbox() && netaddr.IsLoopback(c.IMAPHost) {
 		// A server on this machine: checking every 25 ms while someone waits
 		// costs little and beats servers that delay IDLE news (Dovecot 0.5 s).
 		c.WaitPollMS = 25
@@ -260,10 +262,10 @@ func (ld *loader) plaintext(c *Config) {
 	if c.Sandbox() {
 		return
 	}
-	if c.imapPlaintext() && !isLoopback(c.IMAPHost) && !c.IMAPAllowPlaintext {
+	if c.imapPlaintext() && !netaddr.IsLoopback(c.IMAPHost) && !c.IMAPAllowPlaintext {
 		ld.fail("IMAP_STARTTLS", string(c.IMAPStartTLS), plaintextReason("IMAP"))
 	}
-	if c.smtpPlaintext() && !isLoopback(c.SMTPHost) && !c.SMTPAllowPlaintext {
+	if c.smtpPlaintext() && !netaddr.IsLoopback(c.SMTPHost) && !c.SMTPAllowPlaintext {
 		ld.fail("SMTP_STARTTLS", string(c.SMTPStartTLS), plaintextReason("SMTP"))
 	}
 }
@@ -281,19 +283,6 @@ func (c *Config) imapPlaintext() bool {
 // smtpPlaintext reports whether SMTP is configured without any TLS.
 func (c *Config) smtpPlaintext() bool {
 	return c.SMTPHost != "" && !c.SMTPSSL && c.SMTPStartTLS == StartTLSDisabled
-}
-
-// isLoopback reports whether host is localhost, 127.0.0.0/8 or ::1. Not
-// "localhost.": Go's resolver asks DNS for the absolute name (it answers
-// only "localhost" from /etc/hosts), and whoever answers would get the
-// password in clear text.
-func isLoopback(host string) bool {
-	h := strings.ToLower(host)
-	if h == "localhost" {
-		return true
-	}
-	a, err := netip.ParseAddr(strings.TrimSuffix(strings.TrimPrefix(h, "["), "]"))
-	return err == nil && a.Unmap().IsLoopback()
 }
 
 // allowedHosts checks MCP_ALLOWED_HOSTS: host names, *.domain or *.

@@ -1,6 +1,10 @@
 package config
 
-import "net"
+import (
+	"net"
+
+	"github.com/email-mcp/email-mcp/internal/netaddr"
+)
 
 // minKeyLength is the API key length below which Warnings complains.
 const minKeyLength = 16
@@ -48,10 +52,10 @@ func (c *Config) tlsWarnings() []string {
 		w = append(w, "SMTP_STARTTLS=none: TLS is used only when the server offers it, "+
 			"so an attacker can strip it (weaker than true)")
 	}
-	if c.imapPlaintext() && !isLoopback(c.IMAPHost) {
+	if c.imapPlaintext() && !netaddr.IsLoopback(c.IMAPHost) {
 		w = append(w, "IMAP_ALLOW_PLAINTEXT=true: the IMAP password is sent in plain text to "+c.IMAPHost)
 	}
-	if c.smtpPlaintext() && !isLoopback(c.SMTPHost) {
+	if c.smtpPlaintext() && !netaddr.IsLoopback(c.SMTPHost) {
 		w = append(w, "SMTP_ALLOW_PLAINTEXT=true: the SMTP password is sent in plain text to "+c.SMTPHost)
 	}
 	return w
@@ -90,7 +94,7 @@ func (c *Config) sandboxWarnings() []string {
 	for _, a := range []struct{ name, addr string }{
 		{"DEV_SMTP_ADDR", c.DevSMTPAddr}, {"DEV_IMAP_ADDR", c.DevIMAPAddr},
 	} {
-		if h, _, err := net.SplitHostPort(a.addr); err == nil && !isLoopback(h) {
+		if h, _, err := net.SplitHostPort(a.addr); err == nil && !netaddr.IsLoopback(h) {
 			w = append(w, a.name+" is not a loopback address: the sandbox is reachable from the network")
 		}
 	}

@@ -149,15 +149,20 @@ func (s *tally) add(want, got string, found bool) bool {
 	return true
 }
 
-func (s tally) String() string {
+// ratios returns precision and recall; 1 where nothing was counted.
+func (s tally) ratios() (precision, recall float64) {
 	ratio := func(a, b int) float64 {
 		if b == 0 {
 			return 1
 		}
 		return float64(a) / float64(b)
 	}
-	return fmt.Sprintf("precision %.3f recall %.3f (tp %d, fp %d, fn %d)",
-		ratio(s.tp, s.tp+s.fp), ratio(s.tp, s.tp+s.fn), s.tp, s.fp, s.fn)
+	return ratio(s.tp, s.tp+s.fp), ratio(s.tp, s.tp+s.fn)
+}
+
+func (s tally) String() string {
+	p, r := s.ratios()
+	return fmt.Sprintf("precision %.3f recall %.3f (tp %d, fp %d, fn %d)", p, r, s.tp, s.fp, s.fn)
 }
 
 func TestCorpusOTP(t *testing.T) {

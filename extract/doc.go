@@ -11,15 +11,19 @@
 //
 // [OTPs] scans the subject, the text/plain body and the readable text of the
 // text/html body ([HTMLToText]) for code-shaped runs: 4–8 digits, digits split
-// by spaces or dashes ("739 204", "7 4 1 9 0 2"), and uppercase alphanumeric
-// codes ("A7K-92Q", "XK49PTQ2"). Runs that are parts of something else are
+// by spaces or dashes ("739 204", "7 4 1 9 0 2"), uppercase alphanumeric
+// codes ("A7K-92Q", "XK49PTQ2"), letters in equal dashed groups ("QHTR-MWZK")
+// and mixed-case codes with digits ("K7EqTEcCtR"). Quoted reply history
+// ("> " lines, <blockquote type=cite>, Gmail's quote) is not read: an old
+// code there is not the one awaited. Runs that are parts of something else are
 // rejected outright: numbers inside URLs and e-mail addresses, decimals,
 // prices, times, dates, versions, phone numbers, CSS colours, hex ids and
 // parts of longer digit runs. Each remaining candidate gets a score from its
 // shape and its context — the nearest keyword before and after it in English,
 // Spanish, German, French, Portuguese (and a few more languages): "code",
 // "código", "Bestätigungscode", "code de vérification" speak for it; "order",
-// "invoice", "postal code", "referral code", "account number" against it —
+// "invoice", "postal code", "referral code", "sort code", "customer code",
+// "account number" against it —
 // plus keywords in the subject and prominent HTML styling (large, bold,
 // letter-spaced or monospace text alone in its element). The score goes
 // through a logistic curve into a [OTP.Confidence] in [0,1]; [BestOTP] reports
@@ -29,9 +33,13 @@
 //
 // [Links] collects <a href> targets with their anchor text from the HTML body
 // and bare URLs from the text body (an angle-bracketed URL wrapped over lines
-// is joined), decodes HTML entities, unwraps click-tracking redirects whose
-// target is a query parameter, drops unsubscribe, privacy, help, social, app
-// store and List-Unsubscribe targets, and scores the rest by the action words
-// of their anchor text, URL and surrounding text. Only links whose
+// is joined), outside quoted reply history, decodes HTML entities, unwraps
+// click-tracking redirects whose target is a query parameter or a
+// percent-encoded path segment (Amazon SES), drops unsubscribe, privacy,
+// help, social, app store and List-Unsubscribe targets and the pages that
+// name no request (the home page, a sign-in or settings page without any
+// id or token, as welcome and alert mails link), and scores the rest by the
+// action words of their anchor text, URL (a single-page app's route in the
+// fragment included) and surrounding text. Only links whose
 // [Link.Score] reaches [FoundThreshold] are returned; [BestLink] is the first.
 package extract

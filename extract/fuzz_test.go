@@ -129,7 +129,7 @@ func FuzzLinks(f *testing.F) {
 func haystacks(text, htmlBody string) []string {
 	out := []string{text, htmlBody, html.UnescapeString(htmlBody), extract.HTMLToText(htmlBody)}
 	z := html.NewTokenizer(strings.NewReader(htmlBody))
-	var b strings.Builder
+	var b, hrefs strings.Builder
 	for tt := z.Next(); tt != html.ErrorToken; tt = z.Next() {
 		if tt == html.TextToken {
 			b.Write(z.Text())
@@ -140,9 +140,12 @@ func haystacks(text, htmlBody string) []string {
 			_, val, more = z.TagAttr()
 			b.Write(val)
 			b.WriteByte(' ')
+			// An href's inner spaces are percent-encoded, as a browser does.
+			hrefs.WriteString(strings.ReplaceAll(strings.TrimSpace(string(val)), " ", "%20"))
+			hrefs.WriteByte('\n')
 		}
 	}
-	out = append(out, b.String())
+	out = append(out, b.String(), hrefs.String())
 	for i, s := range out {
 		out[i] = strings.Join(strings.FieldsFunc(s, func(r rune) bool { return unicode.IsSpace(r) }), "")
 	}

@@ -14,7 +14,7 @@ import (
 // line), list items start with "- ", and a link keeps its target as
 // "text (url)". Entities are decoded.
 func HTMLToText(src string) string {
-	return render(src).text
+	return renderText(src, true).text
 }
 
 // rendered is an HTML body as text, with what the extractors need to know
@@ -49,11 +49,18 @@ type renderer struct {
 	w       textWriter
 	spans   []span
 	anchors []anchor
-	pre     int // depth of <pre> elements
-	inA     int // depth of <a> elements
+	pre     int  // depth of <pre> elements
+	inA     int  // depth of <a> elements
+	quotes  bool // render quoted reply history too
 }
 
+// render renders an HTML body for the extractors: without the quoted reply
+// history, whose old codes and links are not the ones awaited.
 func render(src string) rendered {
+	return renderText(src, false)
+}
+
+func renderText(src string, quotes bool) rendered {
 	if src == "" {
 		return rendered{}
 	}
@@ -61,7 +68,7 @@ func render(src string) rendered {
 	if err != nil { // only a failing reader errors; a strings.Reader does not
 		return rendered{}
 	}
-	r := &renderer{}
+	r := &renderer{quotes: quotes}
 	r.walk(doc)
 	text := r.w.b.String()
 	return rendered{text: text, spans: r.spans, anchors: r.anchors}
@@ -93,7 +100,7 @@ func (r *renderer) children(n *html.Node) {
 
 // element renders one element and its children.
 func (r *renderer) element(n *html.Node) {
-	if skipped(n) {
+	if skipped(n) || !r.quotes && quoted(n) {
 		return
 	}
 	switch n.DataAtom {
@@ -178,6 +185,18 @@ func skipped(n *html.Node) bool {
 	return strings.Contains(st, "display:none")
 }
 
+// quoted reports the containers mail clients put quoted reply history in:
+// <blockquote type="cite"> (Apple Mail, Thunderbird) and the quote classes
+// of Gmail, Yahoo and Proton.
+func quoted(n *html.Node) bool {
+	if n.DataAtom == atom.Blockquote && strings.EqualFold(attr(n, "type"), "cite") {
+		return true
+	}
+	class := strings.ToLower(attr(n, "class"))
+	return class != "" && (strings.Contains(class, "gmail_quote") || strings.Contains(class, "yahoo_quoted") ||
+		strings.Contains(class, "protonmail_quote"))
+}
+
 // blockBreaks returns how many line breaks surround an element: 2 for
 // paragraph-like blocks, 1 for other blocks, 0 for inline elements.
 func blockBreaks(a atom.Atom) int {
@@ -217,7 +236,9 @@ func cleanHref(s string) string {
 			return r
 		}, s)
 	}
-	return s
+	// A browser percent-encodes a space inside an href; so does the link
+	// returned, which a client can then open as it is.
+	return strings.ReplaceAll(s, " ", "%20")
 }
 
 // sameURL reports whether an anchor text shows its URL already.

@@ -12,10 +12,11 @@ import (
 type kwClass uint8
 
 const (
-	kwCode  kwClass = iota + 1 // the number is a one-time code: "verification code"
-	kwOther                    // the number is something else: "order", "postal code"
-	kwDate                     // the number is (part of) a date: month names, "©"
-	kwUnit                     // the number counts something: "USD", "points"
+	kwCode    kwClass = iota + 1 // the number is a one-time code: "verification code"
+	kwOther                      // the number is something else: "order", "postal code"
+	kwDate                       // the number is (part of) a date: month names, "©"
+	kwUnit                       // the number counts something: "USD", "points"
+	kwNeutral                    // says nothing of a number, and keeps a shorter keyword from matching: "email address"
 )
 
 // keyword is one entry of a keyword table, lowercase, with '-' for every dash
@@ -70,7 +71,9 @@ var otpKeywords = []kwGroup{
 		"mastercard|amex|iban|sku|item|model|serial|isbn|issue|pull request|commit|page|no.|nr.|qr code|" +
 		"qr-code|qr|bar code|~barcode|promo code|~promocode|promo|promotion code|discount code|coupon|" +
 		"coupon code|voucher|gift card|referral code|referral|invite code|invitation code|country code|" +
-		"area code|source code|dress code|tracking code|product code|booking code|total|amount|price|" +
+		"area code|source code|dress code|tracking code|product code|booking code|sort code|customer code|" +
+		"client code|branch code|bank code|swift code|bic|routing number|tax code|account code|course code|" +
+		"total|amount|price|" +
 		"balance|step|bestellung|~bestellnummer|rechnung|~rechnungsnummer|~kundennummer|~auftragsnummer|" +
 		"auftrag|~sendungsnummer|~vorgangsnummer|~buchungsnummer|telefon|tel.|straße|str.|postleitzahl|plz|" +
 		"gutschein|~gutscheincode|~rabattcode|~aktionscode|~fehlercode|~statuscode|~kontonummer|" +
@@ -83,6 +86,8 @@ var otpKeywords = []kwGroup{
 		"codice postale|codice sconto|codice promozionale|importo|qrコード|バーコード|クーポンコード|" +
 		"プロモーションコード|郵便番号|注文番号"},
 	{class: kwOther, weight: 0.5, words: "number|no|nummer|número|numéro|numero|nº|n°"},
+	{class: kwNeutral, weight: 1, words: "email address|e-mail address|mail address|email-adresse|e-mail-adresse|" +
+		"adresse e-mail|adresse email|adresse électronique|dirección de correo|endereço de e-mail|endereço de email"},
 	{class: kwDate, weight: 1, words: "©|(c)|copyright|since|year|years|january|february|march|april|may|june|july|august|" +
 		"september|october|november|december|jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec|enero|febrero|" +
 		"marzo|abril|mayo|junio|julio|agosto|septiembre|octubre|noviembre|diciembre|januar|februar|märz|" +

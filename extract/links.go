@@ -89,11 +89,12 @@ func collectLinks(m Message) []linkCand {
 // the words before a URL label it, so "unsubscribe" belongs to URL2 only.
 func textLinks(out []linkCand, text string, anchors []anchor) []linkCand {
 	urls := findURLs(text)
+	quotes := quotedLines(text)
 	for i, u := range urls {
 		if len(out) >= maxLinks {
 			break
 		}
-		if inAnchor(u.start, anchors) {
+		if inAnchor(u.start, anchors) || inRanges(u.start, quotes) {
 			continue
 		}
 		left, right := lineStart(text, u.start), lineEnd(text, u.end)
@@ -114,6 +115,12 @@ func textLinks(out []linkCand, text string, anchors []anchor) []linkCand {
 		out = append(out, linkCand{raw: u.url, target: unwrap(u.url), own: own, context: ctx})
 	}
 	return out
+}
+
+// inRanges reports whether pos falls in one of the sorted ranges rs.
+func inRanges(pos int, rs []runeRange) bool {
+	i, _ := slices.BinarySearchFunc(rs, pos+1, func(r runeRange, p int) int { return cmp.Compare(r.e, p) })
+	return i < len(rs) && rs[i].s <= pos
 }
 
 func inAnchor(pos int, anchors []anchor) bool {

@@ -36,6 +36,11 @@ var linkKeywords = []kwGroup{
 		"set password|set a password|choose a password|create password|new password|restablecer|" +
 		"restablecer contraseña|contraseña|passwort zurücksetzen|zurücksetzen|passwort|réinitialiser|" +
 		"mot de passe|redefinir|redefinir senha|senha|reimposta|password"},
+	{class: lkAction, weight: 0.8, kind: KindVerify, words: "sign up|sign-up|signup|complete signup|complete the signup|" +
+		"complete your sign up|complete registration|complete your registration|finish signing up|" +
+		"registrierung abschließen|finalizar registro|terminer l'inscription"},
+	{class: lkAction, weight: 1, kind: KindOther, words: "unlock|unlock account|unlock my account|" +
+		"unlock your account|entsperren|konto entsperren|débloquer|desbloquear|sblocca"},
 	{class: lkAction, weight: 0.7, kind: KindOther, words: "accept invitation|accept invite|accept the invitation|" +
 		"join|aceptar invitación|einladung annehmen|accepter l'invitation|aceitar convite|accetta invito"},
 	{class: lkAction, weight: 0.3, kind: KindOther, words: "continue|click here|continuar|weiter|continuer|" +
@@ -70,7 +75,7 @@ var urlWords = map[string]string{
 	"authenticate": KindLogin, "authorize": KindLogin, "sso": KindLogin, "session": KindLogin,
 	"magic": KindMagic, "magiclink": KindMagic, "passwordless": KindMagic, "emaillink": KindMagic,
 	"reset": KindReset, "password": KindReset, "passwordreset": KindReset, "forgot": KindReset,
-	"recover": KindReset, "recovery": KindReset,
+	"recover": KindReset, "recovery": KindReset, "unlock": KindOther,
 }
 
 // tokenParams are query keys that carry a one-time secret.

@@ -43,7 +43,41 @@ func excludedLink(c linkCand, unsub map[string]bool) bool {
 	return excludedURL(c.target) || c.raw != c.target && excludedURL(c.raw)
 }
 
-// excludedURL reports URLs of footer, social, store, map and image links.
+// pageLink reports a link to a page of the site rather than to a request:
+// nothing in it names a user, a request or a secret, and it leads to the
+// home page, a sign-in page or a settings page. Welcome, alert and
+// "password changed" mails link there; an action link names its request.
+func pageLink(u *url.URL) bool {
+	if namesRequest(u) {
+		return false
+	}
+	segs := strings.FieldsFunc(strings.ToLower(u.Path), func(r rune) bool { return r == '/' })
+	if len(segs) == 0 {
+		return true
+	}
+	for _, seg := range segs {
+		if settingsSegments[seg] {
+			return true
+		}
+	}
+	return pageSegments[segs[len(segs)-1]]
+}
+
+// settingsSegments name settings pages wherever they stand in a path.
+var settingsSegments = map[string]bool{
+	"settings": true, "user_settings": true, "preferences": true, "profile": true, "security": true,
+	"edit": true, "einstellungen": true, "configuracion": true, "parametres": true,
+}
+
+// pageSegments end the paths of sign-in and landing pages.
+var pageSegments = map[string]bool{
+	"login": true, "signin": true, "sign_in": true, "sign-in": true, "log-in": true, "home": true,
+	"dashboard": true, "explore": true, "about": true, "apps": true, "download": true, "install": true,
+	"index.php": true, "wp-login.php": true,
+}
+
+// excludedURL reports URLs of footer, social, store, map and image links,
+// and links to pages that name no request (pageLink).
 func excludedURL(s string) bool {
 	u, err := url.Parse(s)
 	if err != nil {
@@ -71,7 +105,7 @@ func excludedURL(s string) bool {
 			return true
 		}
 	}
-	return excludedPath(path + "?" + ownQuery(u))
+	return excludedPath(path+"?"+ownQuery(u)) || pageLink(u)
 }
 
 // ownQuery returns a URL's query in lowercase without the values that are
@@ -128,6 +162,7 @@ func scoreLink(c linkCand, subject float64) (float64, Link) {
 		votes[k] += 2 * n
 	}
 	s += info.score() + subject*wLinkSubject
+
 	if c.button {
 		s += wLinkButton
 	}
@@ -197,11 +232,11 @@ func (i urlInfo) score() float64 {
 func urlEvidence(u *url.URL) urlInfo {
 	info := urlInfo{votes: map[string]float64{}, token: hasTokenParam(u)}
 	parts := []string{u.Path}
-	for _, p := range rawParams(u.RawQuery) {
-		parts = append(parts, p.key)
-		if v, err := url.QueryUnescape(p.value); err == nil && !strings.Contains(v, "://") {
-			parts = append(parts, v)
-		}
+	parts = info.queryParts(parts, u.RawQuery)
+	if f, ok := fragmentRoute(u); ok {
+		// An app route in the fragment: "/#/verify-email/?token=…".
+		info.token = info.token || hasTokenParam(f)
+		parts = info.queryParts(append(parts, f.Path), f.RawQuery)
 	}
 	for _, part := range parts {
 		info.opaque = info.opaque || opaqueWords(part)
@@ -218,6 +253,31 @@ func urlEvidence(u *url.URL) urlInfo {
 	return info
 }
 
+// queryParts appends the keys of a raw query, and its values that are not
+// URLs themselves.
+func (i *urlInfo) queryParts(parts []string, rawQuery string) []string {
+	for _, p := range rawParams(rawQuery) {
+		parts = append(parts, p.key)
+		if v, err := url.QueryUnescape(p.value); err == nil && !strings.Contains(v, "://") {
+			parts = append(parts, v)
+		}
+	}
+	return parts
+}
+
+// fragmentRoute returns the route of a single-page app that a URL holds in
+// its fragment ("#/auth/confirm/<token>", "#/verify?token=…"), if any.
+func fragmentRoute(u *url.URL) (*url.URL, bool) {
+	if !strings.HasPrefix(u.Fragment, "/") && !strings.HasPrefix(u.Fragment, "!/") {
+		return nil, false
+	}
+	f, err := url.Parse(strings.TrimPrefix(u.Fragment, "!"))
+	if err != nil {
+		return nil, false
+	}
+	return f, true
+}
+
 func (i *urlInfo) addWord(w string) {
 	if k, ok := urlWords[w]; ok {
 		if i.action == "" {
@@ -225,6 +285,29 @@ func (i *urlInfo) addWord(w string) {
 		}
 		i.votes[k]++
 	}
+}
+
+// namesRequest reports a URL that names a user, a request or a secret: a
+// token parameter, or a path segment or query value (other than utm_*)
+// with a digit or of 16 bytes or more, as ids, keys and tokens are.
+func namesRequest(u *url.URL) bool {
+	if f, ok := fragmentRoute(u); ok && namesRequest(f) {
+		return true
+	}
+	idLike := func(p string) bool { return len(p) >= minOpaque || strings.ContainsAny(p, "0123456789") }
+	for seg := range strings.SplitSeq(u.EscapedPath(), "/") {
+		if idLike(seg) {
+			return true
+		}
+	}
+	for kv := range strings.SplitSeq(u.RawQuery, "&") {
+		k, v, _ := strings.Cut(kv, "=")
+		k = strings.ToLower(k)
+		if tokenParams[k] || strings.Contains(k, "token") || v != "" && !strings.HasPrefix(k, "utm_") && idLike(v) {
+			return true
+		}
+	}
+	return false
 }
 
 // opaqueWords reports a run of letters and digits long and mixed enough to

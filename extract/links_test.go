@@ -17,7 +17,10 @@ func TestBestLink(t *testing.T) {
 		{"reset anchor", htmlMsg(`<a href="https://a.test/r/1">Reset your password</a>`), "https://a.test/r/1", extract.KindReset},
 		{"magic by url", htmlMsg(`<a href="https://a.test/magic-link?token=abc">Go</a>`), "https://a.test/magic-link?token=abc", extract.KindMagic},
 		{"login with token is magic", htmlMsg(`<a href="https://a.test/login?token=abc">Log in</a>`), "https://a.test/login?token=abc", extract.KindMagic},
-		{"login without secret", htmlMsg(`<a href="https://a.test/login">Log in</a>`), "https://a.test/login", extract.KindLogin},
+		// Issue 13: a sign-in page without anything that names a request is
+		// what welcome and alert mails link to, not an action link.
+		{"login page without secret", htmlMsg(`<a href="https://a.test/login">Log in</a>`), "", ""},
+		{"login with a key", htmlMsg(`<a href="https://a.test/login?k=7Qx2">Log in</a>`), "https://a.test/login?k=7Qx2", extract.KindLogin},
 		{"confirm email is verify", htmlMsg(`<a href="https://a.test/c/1">Confirm your email address</a>`), "https://a.test/c/1", extract.KindVerify},
 		{"confirm subscription", htmlMsg(`<a href="https://a.test/c/1">Confirm subscription</a>`), "https://a.test/c/1", extract.KindConfirm},
 		{"entities decoded", htmlMsg(`<a href="https://a.test/verify?a=1&amp;b=2&#38;c=3">Verify</a>`), "https://a.test/verify?a=1&b=2&c=3", extract.KindVerify},

@@ -72,7 +72,7 @@ func (v *textView) scored(subject float64) []scoredCode {
 		if prefixed {
 			chain = chain[1:]
 		}
-		c, ok := candidateOf(chain)
+		c, ok := candidateOf(chain, len(chain) > 1 && isDash(v.runes[chain[0].e]))
 		c.prefixed = prefixed
 		if ok && !v.rejected(c) {
 			cands = append(cands, c)
@@ -99,7 +99,7 @@ func (v *textView) senderPrefix(chain []token) bool {
 func chainDigits(chain []token) int {
 	n := 0
 	for _, t := range chain {
-		n += t.digits
+		n += int(t.digits)
 	}
 	return n
 }

@@ -7,11 +7,12 @@ import (
 
 // token is a maximal run of digits and Latin letters.
 type token struct {
-	s, e   int // rune range
-	digits int // decimal digits of any script
-	ascii  int // of which ASCII
-	upper  int // ASCII uppercase letters
-	other  int // any other letter (lowercase, accented)
+	s, e   int   // rune range
+	digits int32 // decimal digits of any script
+	ascii  int32 // of which ASCII
+	upper  int32 // ASCII uppercase letters
+	lower  int32 // ASCII lowercase letters
+	other  int32 // any other letter (lowercase, accented)
 }
 
 func (t token) size() int      { return t.e - t.s }
@@ -26,6 +27,8 @@ type candidate struct {
 	groups   int  // 1, or the number of groups of a split code
 	size     int  // digits and letters, separators not counted
 	prefixed bool // follows a sender mark like "G-"
+	letters  bool // letters only, in dashed groups
+	cased    bool // one token of upper- and lowercase letters and digits
 }
 
 // tokens splits a view into tokens and keeps those that can be part of a
@@ -55,6 +58,9 @@ func (v *textView) tokens() []token {
 			}
 		case r >= 'A' && r <= 'Z':
 			cur.upper++
+		case r >= 'a' && r <= 'z':
+			cur.lower++
+			cur.other++
 		default:
 			cur.other++
 		}
@@ -117,26 +123,44 @@ func isJoinSpace(r rune) bool {
 
 // candidateOf returns the code a chain spells, if it has the shape of one:
 // 4–8 digits, or 6–10 uppercase letters and digits with both kinds; split
-// into groups of equal size ("739 204", "7 4 1 9 0 2", "A7K-92Q").
-func candidateOf(chain []token) (candidate, bool) {
+// into groups of equal size ("739 204", "7 4 1 9 0 2", "A7K-92Q"). Letters
+// alone make a code only in two or three equal groups joined by dashes
+// ("QHTR-MWZK"): a single word in capitals is a word.
+func candidateOf(chain []token, dashed bool) (candidate, bool) {
 	c := candidate{s: chain[0].s, e: chain[len(chain)-1].e, numeric: true, groups: len(chain)}
+	if len(chain) == 1 && mixedCase(chain[0]) {
+		c.numeric, c.cased, c.size = false, true, chain[0].size()
+		return c, true
+	}
 	letters, digits := 0, 0
 	for _, t := range chain {
 		if t.size() != chain[0].size() || !t.codeable() {
 			return c, false
 		}
 		c.numeric = c.numeric && t.numeric()
-		letters += t.upper
-		digits += t.digits
+		letters += int(t.upper)
+		digits += int(t.digits)
 	}
 	c.size = letters + digits
 	if c.numeric {
 		return c, c.size >= 4 && c.size <= 8
 	}
-	if letters == 0 || digits == 0 || c.size < 6 || c.size > 10 {
+	if letters == 0 || c.size < 6 || c.size > 10 {
 		return c, false
 	}
-	return c, len(chain) == 1 || len(chain) <= 3 && chain[0].size() >= 3
+	grouped := len(chain) <= 3 && chain[0].size() >= 3
+	if digits == 0 {
+		c.letters = true
+		return c, dashed && len(chain) >= 2 && grouped
+	}
+	return c, len(chain) == 1 || grouped
+}
+
+// mixedCase reports a token like "K7EqTEcCtR" (Grafana's sign-up code): 8–12
+// ASCII letters of both cases and digits, not a word followed by a number.
+func mixedCase(t token) bool {
+	return t.other == t.lower && t.upper >= 2 && t.lower >= 2 && t.digits > 0 && t.digits == t.ascii &&
+		t.size() >= 8 && t.size() <= 12
 }
 
 // codeOf returns the code as the user types it: separators removed and

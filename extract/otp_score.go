@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"slices"
 	"strconv"
+	"strings"
 	"unicode"
 )
 
@@ -23,7 +24,8 @@ const (
 	wHash        = 2.5 // penalty for a '#' right before ("#100234")
 	wRepeated    = 0.3 // the same code in the subject and the body
 
-	windowBefore = 70 // reading distance over which a keyword fades out
+	windowBefore = 70  // reading distance over which a keyword fades out
+	windowIntro  = 140 // ... for a code that stands alone, introduced by the paragraph before it
 	windowAfter  = 60
 	windowOther  = 35
 	windowOtherA = 12
@@ -34,12 +36,19 @@ const (
 // scoreOf returns a candidate's score, or false when its context rejects it
 // (a year next to "©" or a month name).
 func (v *textView) scoreOf(c candidate, code string, subject float64) (float64, bool) {
-	before, ok1 := v.before(c, code)
+	prom := v.prominence(c)
+	window := windowBefore
+	if prom > 0 {
+		// "Your code is listed below. Enter it in the open window." and
+		// then the code on a line of its own: the paragraph introduces it.
+		window = windowIntro
+	}
+	before, ok1 := v.before(c, code, window)
 	after, ok2 := v.after(c, code)
 	if !ok1 || !ok2 {
 		return 0, false
 	}
-	s := shapeScore(c, code) + before + after + v.prominence(c)
+	s := shapeScore(c, code) + before + after + prom
 	if v.from != fromSubject {
 		s += subject
 	}
@@ -52,6 +61,15 @@ func (v *textView) scoreOf(c candidate, code string, subject float64) (float64, 
 // shapeScore rates how code-like a candidate looks on its own: six digits
 // most, groups of digits a little more, years and letter-prefixed ids less.
 func shapeScore(c candidate, code string) float64 {
+	if c.letters {
+		return -0.8 // "QHTR-MWZK" is a code, "MUST-READ" is not: context decides
+	}
+	if c.cased {
+		if trailingDigits(code) {
+			return -2.5 // "Product2024", "Win11Pro": names, not codes
+		}
+		return -1.2
+	}
 	if !c.numeric {
 		s := -0.5
 		if lettersThenDigits(code) {
@@ -73,18 +91,18 @@ func shapeScore(c candidate, code string) float64 {
 }
 
 // before weighs the keywords before a candidate, the nearest fully.
-func (v *textView) before(c candidate, code string) (float64, bool) {
+func (v *textView) before(c candidate, code string, window int) (float64, bool) {
 	var sum keywordSum
 	for i := v.firstHitFrom(c.s) - 1; i >= 0 && sum.n < 3; i-- {
 		h := v.hits[i]
 		if h.end > c.s {
 			continue
 		}
-		d := v.distance(h.end, c.s, windowBefore+3)
-		if d > windowBefore {
+		d := v.distance(h.end, c.s, window+3)
+		if d > window {
 			break
 		}
-		if sum.add(v.beforeWeight(h, c, d, code)) {
+		if sum.add(v.beforeWeight(h, c, d, code, window)) {
 			return 0, false
 		}
 	}
@@ -114,10 +132,10 @@ func (k *keywordSum) add(w float64, counts bool) (reject bool) {
 
 // beforeWeight is one keyword's say on the candidate after it; counts is
 // false for keywords that do not label it (a negative w then rejects it).
-func (v *textView) beforeWeight(h hit, c candidate, d int, code string) (float64, bool) {
+func (v *textView) beforeWeight(h hit, c candidate, d int, code string, window int) (float64, bool) {
 	switch h.kw.class {
 	case kwCode:
-		w := wBefore * h.kw.weight * fade(d, windowBefore)
+		w := wBefore * h.kw.weight * fade(d, window)
 		if v.numberBetween(h.end, c.s) {
 			w *= wBetween
 		}
@@ -280,6 +298,12 @@ func dateShaped(code string) bool {
 	return valid(n(code[:4]), n(code[4:6]), n(code[6:])) ||
 		valid(n(code[4:]), n(code[2:4]), n(code[:2])) ||
 		valid(n(code[4:]), n(code[:2]), n(code[2:4]))
+}
+
+// trailingDigits reports a code whose digits all come after its letters.
+func trailingDigits(code string) bool {
+	i := strings.IndexFunc(code, unicode.IsDigit)
+	return i > 0 && strings.IndexFunc(code[i:], unicode.IsLetter) < 0
 }
 
 // lettersThenDigits reports ids like "UA1234": letters, then only digits.

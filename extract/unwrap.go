@@ -37,7 +37,13 @@ func unwrap(raw string) string {
 // since "/verify?token=…&redirect=…" is the link to keep.
 func unwrapOnce(s string) (string, bool) {
 	u, err := url.Parse(s)
-	if err != nil || u.RawQuery == "" {
+	if err != nil {
+		return "", false
+	}
+	if t, ok := pathTarget(u); ok {
+		return t, true
+	}
+	if u.RawQuery == "" {
 		return "", false
 	}
 	host := strings.ToLower(u.Hostname())
@@ -51,6 +57,20 @@ func unwrapOnce(s string) (string, bool) {
 		}
 		if t, ok := decodeTarget(p.value); ok {
 			return t, true
+		}
+	}
+	return "", false
+}
+
+// pathTarget returns the target that a wrapper holds percent-encoded in a
+// path segment, as Amazon SES click tracking does:
+// https://x.r.us-east-1.awstrack.me/L0/https:%2F%2Fexample.com%2Fverify%3Ftoken=…/1/…
+func pathTarget(u *url.URL) (string, bool) {
+	for seg := range strings.SplitSeq(u.EscapedPath(), "/") {
+		if (hasPrefixFold(seg, "https:%2f") || hasPrefixFold(seg, "http:%2f")) && len(seg) > len("https:%2F%2F") {
+			if t, ok := decodeTarget(seg); ok {
+				return t, true
+			}
 		}
 	}
 	return "", false

@@ -3,6 +3,7 @@ package extract
 import (
 	"cmp"
 	"slices"
+	"strings"
 	"unicode"
 	"unicode/utf8"
 )
@@ -43,6 +44,9 @@ func newView(src string, from source, spans []span) *textView {
 	v.masked = make([]bool, len(v.runes))
 	v.maskURLs()
 	v.maskEmails()
+	if from == fromText {
+		v.maskQuoted()
+	}
 	lower := normalizeRunes(v.runes)
 	for i, m := range v.masked {
 		if m {
@@ -86,6 +90,35 @@ func (v *textView) maskURLs() {
 			v.masked[i] = true
 		}
 	}
+}
+
+// maskQuoted marks the lines of quoted reply history ("> ..."): an old
+// code there is not the one awaited, and its words label nothing.
+func (v *textView) maskQuoted() {
+	for _, q := range quotedLines(v.src) {
+		for i := v.runeAt(q.s); i < v.runeAt(q.e); i++ {
+			v.masked[i] = true
+		}
+	}
+}
+
+// quotedLines returns the byte ranges of the lines of a plain text that
+// start with '>' (after spaces), as replies quote earlier mail.
+func quotedLines(text string) []runeRange {
+	var out []runeRange
+	for start := 0; start < len(text); {
+		end := strings.IndexByte(text[start:], '\n')
+		if end < 0 {
+			end = len(text)
+		} else {
+			end += start
+		}
+		if strings.HasPrefix(strings.TrimLeft(text[start:end], " \t"), ">") {
+			out = append(out, runeRange{start, end})
+		}
+		start = end + 1
+	}
+	return out
 }
 
 // maskEmails marks the runes of e-mail addresses.

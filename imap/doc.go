@@ -67,8 +67,10 @@
 // EXAMINE (when needed), one UID SEARCH returning every matching UID (as
 // ranges with ESEARCH; a second one when the first reported a change, a
 // NOOP before it for a search by flags on a kept selection), one UID FETCH
-// of the page only (UID FLAGS ENVELOPE RFC822.SIZE INTERNALDATE
-// BODYSTRUCTURE). CountMatches runs many searches pipelined (list_inboxes). Pages run newest first with a
+// of the page only (UID FLAGS RFC822.SIZE INTERNALDATE BODYSTRUCTURE and
+// the summary's header fields as BODY.PEEK[HEADER.FIELDS (...)]<0.N>, each
+// with a byte budget: not ENVELOPE, which carries whole subjects and address
+// lists; see summaryFields). CountMatches runs many searches pipelined (list_inboxes). Pages run newest first with a
 // UID cursor (PageRequest.BeforeUID) bound to a UIDVALIDITY
 // (ErrUIDValidityChanged). Total counts every match, whatever the cursor.
 // BODYSTRUCTURE gives the exact Summary.HasAttachments; measured against

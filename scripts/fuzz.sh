@@ -23,12 +23,14 @@ targets="
 ./extract FuzzLinks 60000
 ./smtp FuzzParseAddress 100000
 ./smtp FuzzMessageHeaders 60000
+./smtp FuzzReplyRecipients 100000
 ./attachments FuzzSanitizeFilename 100000
 ./attachments FuzzResolve 30000
 ./config FuzzEnvFile 60000
 ./imap FuzzSearchCriteria 20000
 ./tools FuzzBindArgs 60000
 ./tools FuzzToolCall 20000
+./tools FuzzResultBounds 3000
 ./message FuzzClean 100000
 ./tools FuzzCleanJSON 60000
 "

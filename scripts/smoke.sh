@@ -38,7 +38,13 @@ set -e
 [ "$rc" = 2 ] || fail "bad config exited $rc, want 2"
 grep -q IMAP_PORT "$work/err" && grep -q MCP_TOOLSETS "$work/err" || fail "bad config output does not name both variables: $(cat "$work/err")"
 
-# 2. Start the sandbox (no IMAP_HOST) with a fixed key.
+# 1b. --version and -v work like the version command.
+for flag in --version -v version; do
+  "$bin" $flag | grep -q '^email-mcp ' || fail "email-mcp $flag does not print the version"
+done
+
+# 2. Start the sandbox (no IMAP_HOST) with a fixed key. The per-key rate
+#    limit is raised: this script makes more calls than its burst (12).
 ( cd "$work" && exec env -i PATH="$PATH" HOME="$work" MCP_API_KEY="$key" MCP_PORT="$mcp_port" \
     DEV_SMTP_ADDR="127.0.0.1:$smtp_port" DEV_IMAP_ADDR="127.0.0.1:$imap_port" "$bin" >"$work/stdout" 2>"$work/stderr" ) &
 pid=$!
@@ -51,6 +57,19 @@ curl_ -f "$base/health" | grep -q '"status":"ok"' || fail "/health"
 curl_ -f "$base/ready" | grep -q '"status":"ready"' || fail "/ready: $(curl_ "$base/ready")"
 grep -q "$base/mcp\|localhost:$mcp_port/mcp" "$work/stdout" || fail "banner does not show the MCP URL"
 if grep -q "$key" "$work/stdout" "$work/stderr"; then fail "a configured API key was printed"; fi
+# The banner's IMAP login works (a mail client can look in), and the
+# sandbox has an attachments workspace of its own, outside the working dir.
+python3 - "$work/stdout" <<'PY' || fail "IMAP login with the banner's user and password: $(grep 'Sandbox IMAP' "$work/stdout")"
+import imaplib, re, sys
+m = re.search(r'Sandbox IMAP +([\d.]+):(\d+) +\(user "([^"]+)", password "([^"]+)"', open(sys.argv[1]).read())
+c = imaplib.IMAP4(m.group(1), int(m.group(2)), timeout=10)
+c.login(m.group(3), m.group(4))
+c.logout()
+PY
+workspace=$(sed -n 's|^  Attachments  *\(/[^ ]*\)/ .*|\1|p' "$work/stdout")
+[ -d "$workspace/uploads" ] || fail "the banner shows no sandbox workspace: $(grep Attachments "$work/stdout")"
+case "$workspace" in "$work"/*) fail "the sandbox workspace $workspace is in the working directory";; esac
+if grep -q "$(sed -n 's|.*password "\([^"]*\)".*|\1|p' "$work/stdout")" "$work/stderr"; then fail "the sandbox password is in the log"; fi
 
 # 3. Auth edges.
 [ "$(curl_ -o /dev/null -w '%{http_code}' "$base/mcp/tools")" = 401 ] || fail "no key: want 401"
@@ -100,6 +119,36 @@ PY
 wait "$waiter" || fail "wait_for_otp call failed"
 grep -q '"otp":"735209"' "$work/otp" || fail "wait_for_otp: $(cat "$work/otp")"
 
+# 6a. An unknown inbox is INBOX_NOT_FOUND, never an empty one (and a wait
+#     on it does not wait); numbers as strings are taken; has_more is there.
+code_of() { python3 -c 'import json,sys; r=json.loads(sys.argv[1]); print(r["structuredContent"]["error"]["code"] if r.get("isError") else "ok")' "$1"; }
+r=$(mcall '{"method":"tools/call","params":{"name":"get_latest","arguments":{"inbox_id":"nobody-0badcafe"}}}')
+[ "$(code_of "$r")" = INBOX_NOT_FOUND ] || fail "get_latest of an unknown inbox: $r"
+r=$(mcall '{"method":"tools/call","params":{"name":"wait_for_otp","arguments":{"inbox_id":"nobody-0badcafe","timeout":15}}}')
+[ "$(code_of "$r")" = INBOX_NOT_FOUND ] || fail "wait_for_otp on an unknown inbox: $r"
+r=$(mcall "{\"method\":\"tools/call\",\"params\":{\"name\":\"list_messages\",\"arguments\":{\"inbox_id\":\"$inbox\",\"limit\":\"1\"}}}")
+echo "$r" | grep -q '"has_more":false' || fail "list_messages with limit \"1\": $r"
+r=$(mcall "{\"method\":\"tools/call\",\"params\":{\"name\":\"list_messages\",\"arguments\":{\"inbox_id\":\"$inbox\",\"sender\":\"a\\u0000b\"}}}")
+[ "$(code_of "$r")" = INVALID_ARGUMENT ] || fail "list_messages with a NUL in sender: $r"
+gone=$(mcall '{"method":"tools/call","params":{"name":"create_inbox","arguments":{"label":"gone"}}}')
+gone=$(python3 -c 'import json,sys; print(json.loads(sys.argv[1])["structuredContent"]["inbox_id"])' "$gone")
+r=$(mcall "{\"method\":\"tools/call\",\"params\":{\"name\":\"delete_inbox\",\"arguments\":{\"inbox_id\":\"$gone\"}}}")
+[ "$(code_of "$r")" = ok ] || fail "delete_inbox: $r"
+r=$(mcall "{\"method\":\"tools/call\",\"params\":{\"name\":\"delete_inbox\",\"arguments\":{\"inbox_id\":\"$gone\"}}}")
+[ "$(code_of "$r")" = INBOX_NOT_FOUND ] || fail "delete_inbox a second time: $r"
+
+# 6c. The attachment examples, verbatim, on a first run: a file put into
+#     the sandbox workspace's uploads/ is sent, and download_attachment
+#     saves it back into downloads/.
+printf '%%PDF-1.4\n%% smoke report\n' >"$workspace/uploads/report.pdf"
+r=$(mcall "{\"method\":\"tools/call\",\"params\":{\"name\":\"send_email_with_attachments\",\"arguments\":{\"to\":[\"$addr\"],\"subject\":\"Monthly report\",\"body\":\"Please find the report attached.\",\"attachment_paths\":[\"attachments/email/uploads/report.pdf\"]}}}")
+echo "$r" | grep -q '"success":true' || fail "send_email_with_attachments (README example): $r"
+r=$(mcall '{"method":"tools/call","params":{"name":"search_emails","arguments":{"subject":"Monthly report","limit":1}}}')
+uid=$(python3 -c 'import json,sys; print(json.loads(sys.argv[1])["structuredContent"]["messages"][0]["uid"])' "$r") || fail "search for the report: $r"
+r=$(mcall "{\"method\":\"tools/call\",\"params\":{\"name\":\"download_attachment\",\"arguments\":{\"uid\":$uid,\"attachment_index\":0}}}")
+path=$(python3 -c 'import json,sys; print(json.loads(sys.argv[1])["structuredContent"]["file_path"])' "$r") || fail "download_attachment: $r"
+cmp -s "$workspace/uploads/report.pdf" "$(dirname "$workspace")/../$path" || fail "downloaded $path differs from the upload"
+
 # 6b. Guardrails: a send is audited (one line, no subject or address), and
 #     a Host that is not allowed is refused (DNS rebinding).
 sent=$(mcall '{"method":"tools/call","params":{"name":"send_email","arguments":{"to":"qa@example.test","subject":"Audit me 7731","body":"secret body 7731"}}}')
@@ -107,6 +156,34 @@ echo "$sent" | grep -q '"success":true' || fail "send_email: $sent"
 grep 'msg=audit' "$work/stderr" | grep -q 'tool=send_email.*recipients=1.*result=ok' || fail "no audit line for send_email"
 if grep 'msg=audit' "$work/stderr" | grep -q '7731\|qa@example.test'; then fail "the audit line shows the subject, body or address"; fi
 [ "$(curl_ -o /dev/null -w '%{http_code}' -H "X-API-Key: $key" -H 'Host: rebound.example' "$base/mcp/tools")" = 403 ] || fail "foreign Host: want 403"
+
+# 6d. A mail cannot choose how many people a reply goes to: a Reply-To of
+#     300 addresses (and a To of 300 more) is refused whole with
+#     INVALID_ARGUMENT naming the count, and nothing is sent.
+python3 - "$smtp_port" <<'PY'
+import smtplib, sys
+many = lambda p, n: ",\r\n ".join(f"{p}{i}@victims.example" for i in range(n))
+s = smtplib.SMTP("127.0.0.1", int(sys.argv[1]), local_hostname="localhost", timeout=10)
+s.sendmail("mallory@evil.example", ["agent@sandbox.localhost"],
+  "From: Mallory <mallory@evil.example>\r\nReply-To: " + many("r", 300) + "\r\nTo: agent@sandbox.localhost,\r\n " + many("t", 300) +
+  "\r\nCc: c@victims.example\r\nSubject: Fan-out 9931\r\nMessage-ID: <fanout-9931@evil.example>\r\n\r\nPlease reply.\r\n")
+s.quit()
+PY
+found=$(mcall '{"method":"tools/call","params":{"name":"search_emails","arguments":{"subject":"Fan-out 9931"}}}')
+uid=$(python3 -c 'import json,sys; r=json.loads(sys.argv[1])["structuredContent"]; assert r["total"]==1, r; print(r["messages"][0]["uid"])' "$found") || fail "search for the 300-address mail: $found"
+for all in false true; do
+  want=300; [ "$all" = true ] && want=601
+  rep=$(mcall "{\"method\":\"tools/call\",\"params\":{\"name\":\"reply_email\",\"arguments\":{\"uid\":$uid,\"body\":\"ok\",\"reply_all\":$all}}}")
+  python3 - "$rep" "$want" <<'PY' || fail "reply_email (reply_all=$all) to a 300-address Reply-To: $(echo "$rep" | cut -c1-300)"
+import json, sys
+r = json.loads(sys.argv[1])
+e = r["structuredContent"]["error"]
+assert r.get("isError") and e["code"] == "INVALID_ARGUMENT", r
+assert e["recipients"] == int(sys.argv[2]) and e["max_recipients"] == 100 and sys.argv[2] + " recipients" in e["message"], e
+PY
+done
+after=$(mcall '{"method":"tools/call","params":{"name":"search_emails","arguments":{"subject":"Fan-out 9931"}}}')
+python3 -c 'import json,sys; r=json.loads(sys.argv[1])["structuredContent"]; assert r["total"]==1, r' "$after" || fail "a refused reply was delivered: $after"
 
 # 7. Legacy SSE: the endpoint event arrives.
 curl_ -N --max-time 2 -H "X-API-Key: $key" "$base/sse" >"$work/sse" 2>/dev/null || true
@@ -117,6 +194,7 @@ kill -TERM "$pid"
 rc=0; wait "$pid" || rc=$?
 pid=""
 [ "$rc" = 0 ] || fail "exit status after SIGTERM = $rc, want 0"
+[ ! -e "$workspace" ] || fail "the temporary sandbox workspace $workspace is left after exit"
 
 # 9. stdio: initialize + tools/list through a pipe, exit on EOF.
 printf '%s\n%s\n' "$init" "$lst" | timeout 30 env -i PATH="$PATH" HOME="$work" \
@@ -125,4 +203,4 @@ printf '%s\n%s\n' "$init" "$lst" | timeout 30 env -i PATH="$PATH" HOME="$work" \
 grep -q '"list_folders"' "$work/stdio.out" || fail "stdio tools/list: $(cat "$work/stdio.out")"
 if grep -qv '^{' "$work/stdio.out"; then fail "stdio wrote non-protocol output to stdout"; fi
 
-echo "smoke: OK (sandbox, auth, SMTP->list_folders, create_inbox + SMTP -> wait_for_otp, /mcp, /sse, SIGTERM, stdio)"
+echo "smoke: OK (--version, sandbox, banner IMAP login, auth, SMTP->list_folders, create_inbox + SMTP -> wait_for_otp, INBOX_NOT_FOUND, attachments example, reply to 300 refused, /mcp, /sse, SIGTERM, stdio)"

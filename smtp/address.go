@@ -6,6 +6,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"golang.org/x/net/idna"
 )
 
 // Address is a mailbox: an optional display name and a bare email address
@@ -115,4 +117,42 @@ func checkText(field, s string) error {
 		return invalid(field, "control character %U at byte %d", r, i)
 	}
 	return nil
+}
+
+// Key is the form of an email address for comparing two: lower case, the
+// domain in its ASCII (IDNA) form without a final dot, so that
+// "Bob@Bücher.Example." and "bob@xn--bcher-kva.example" have one key. The
+// local part is compared without case, as every common server treats it.
+func Key(email string) string {
+	email = strings.TrimSpace(email)
+	at := strings.LastIndexByte(email, '@')
+	if at < 0 {
+		return strings.ToLower(email)
+	}
+	return strings.ToLower(email[:at]) + "@" + DomainKey(email[at+1:])
+}
+
+// DomainKey is the form of a domain for comparing: lower case, ASCII
+// (punycode, as IDNA's lookup maps it) when it converts, without a final
+// dot.
+func DomainKey(domain string) string {
+	d := strings.TrimSuffix(strings.ToLower(strings.TrimSpace(domain)), ".")
+	if isASCII(d) {
+		return d
+	}
+	if a, err := idna.Lookup.ToASCII(d); err == nil {
+		return strings.ToLower(a)
+	}
+	return d
+}
+
+// untagged is a key without the sub-address of its local part
+// ("agent+signup@x" -> "agent@x"); "" when it has none.
+func untagged(key string) string {
+	at := strings.LastIndexByte(key, '@')
+	plus := strings.IndexByte(key, '+')
+	if at < 0 || plus < 0 || plus > at {
+		return ""
+	}
+	return key[:plus] + key[at:]
 }

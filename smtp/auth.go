@@ -3,38 +3,24 @@ package smtp
 import (
 	"errors"
 	"fmt"
-	"net"
 	"slices"
 	"strings"
 
 	"github.com/emersion/go-sasl"
 
+	"github.com/email-mcp/email-mcp/internal/netaddr"
 	"github.com/email-mcp/email-mcp/internal/redact"
 )
 
 // authPolicy decides whether credentials may be sent to host: always over
 // TLS; over plaintext only to a loopback host or when allowPlain is set.
 // host is an IP literal or a name; only "localhost" counts among names (a
-// name is not resolved here).
+// name is not resolved here; "localhost." is not loopback).
 func authPolicy(host string, encrypted, allowPlain bool) error {
-	if encrypted || allowPlain || isLoopback(host) {
+	if encrypted || allowPlain || netaddr.IsLoopback(host) {
 		return nil
 	}
 	return ErrInsecureAuth
-}
-
-// isLoopback reports whether host is "localhost" or a loopback IP literal
-// (127.0.0.0/8, ::1), brackets and an IPv6 zone allowed.
-func isLoopback(host string) bool {
-	host = strings.TrimSuffix(strings.TrimSuffix(strings.TrimPrefix(host, "["), "]"), ".")
-	if strings.EqualFold(host, "localhost") {
-		return true
-	}
-	if i := strings.IndexByte(host, '%'); i >= 0 {
-		host = host[:i]
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
 }
 
 // authenticate runs AUTH when credentials are configured, after the policy

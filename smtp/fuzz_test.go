@@ -119,3 +119,52 @@ func checkKeys(t *testing.T, raw []byte, want []string) {
 		t.Fatalf("header fields = %q, want %q\n%s", keys, want, raw)
 	}
 }
+
+// FuzzReplyRecipients: whatever the original's address lists hold, the
+// reply's To and Cc come from them, no two share a Key, and our own
+// address (any form, +tag included) is there only as the one To of a note
+// to self; so a reply never has more recipients than the original has
+// distinct addresses.
+func FuzzReplyRecipients(f *testing.F) {
+	f.Add("a@x", "Me@Example.com", "me+tag@example.com, b@x", "B@X, c@bücher.example, c@xn--bcher-kva.example", true)
+	f.Add("", "me@example.com.", "", "", false)
+	f.Add("me@example.com", "", "ME@example.com", "", true)
+	f.Fuzz(func(t *testing.T, from, replyTo, to, cc string, all bool) {
+		list := func(s string) []smtp.Address {
+			var out []smtp.Address
+			for _, e := range strings.Split(s, ",") {
+				out = append(out, smtp.Address{Email: strings.TrimSpace(e)})
+			}
+			return out
+		}
+		orig := smtp.Original{From: list(from), ReplyTo: list(replyTo), To: list(to), Cc: list(cc)}
+		gotTo, gotCc := smtp.ReplyRecipients(orig, []string{"me@example.com"}, all)
+		in := map[string]bool{}
+		for _, l := range [][]smtp.Address{orig.From, orig.ReplyTo, orig.To, orig.Cc} {
+			for _, a := range l {
+				if a.Email != "" {
+					in[smtp.Key(a.Email)] = true
+				}
+			}
+		}
+		seen := map[string]bool{}
+		for i, a := range slices.Concat(gotTo, gotCc) {
+			k := smtp.Key(a.Email)
+			switch {
+			case !in[k]:
+				t.Fatalf("recipient %q is not in the original", a.Email)
+			case seen[k]:
+				t.Fatalf("recipient %q twice in to %v cc %v", a.Email, gotTo, gotCc)
+			case isMe(k) && (i != 0 || len(gotTo) != 1):
+				t.Fatalf("our own %q in to %v cc %v", a.Email, gotTo, gotCc)
+			}
+			seen[k] = true
+		}
+	})
+}
+
+func isMe(k string) bool {
+	local, domain, _ := strings.Cut(k, "@")
+	local, _, _ = strings.Cut(local, "+")
+	return local == "me" && domain == "example.com"
+}

@@ -161,13 +161,13 @@ func (m *Message) domain() string {
 }
 
 // Envelope returns the SMTP envelope of m: From's address and every
-// recipient of To, Cc and Bcc, repeated ones dropped.
+// recipient of To, Cc and Bcc, repeated ones (by Key) dropped.
 func (m *Message) Envelope() Envelope {
 	env := Envelope{From: m.From.Email}
 	seen := map[string]bool{}
 	for _, list := range [][]Address{m.To, m.Cc, m.Bcc} {
 		for _, a := range list {
-			if k := strings.ToLower(a.Email); !seen[k] {
+			if k := Key(a.Email); !seen[k] {
 				seen[k] = true
 				env.To = append(env.To, a.Email)
 			}

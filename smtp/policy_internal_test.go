@@ -23,7 +23,11 @@ func TestAuthPolicy(t *testing.T) {
 		{"[::1]", false, false, true},
 		{"::ffff:127.0.0.1", false, false, true},
 		{"localhost", false, false, true},
-		{"LocalHost.", false, false, true},
+		{"LocalHost", false, false, true},
+		{"LocalHost.", false, false, false}, // DNS may answer for the absolute name
+		{"127.0.0.1.", false, false, false},
+		{"::1%lo", false, false, true},
+		{"fe80::1%lo", false, false, false},
 		{"localhost.example.com", false, false, false},
 		{"127.0.0.1.example.com", false, false, false},
 		{"", false, false, false},

@@ -76,22 +76,29 @@ func validIDs(list []string) []string {
 // ReplyRecipients gives the To and Cc of a reply. To is the original's
 // Reply-To when it has one, else its From. With all (reply-all), the
 // original To joins To and the original Cc becomes Cc. Our own addresses
-// (self, compared case-insensitively) are left out and every address
-// appears once. When that leaves To empty (a reply to a message we sent),
-// To is the original's To; when even that is only us (a note to self), the
-// reply goes to the original's Reply-To or From after all.
+// are left out: self, and its sub-addresses (agent+tag@x for agent@x),
+// compared by Key (any case, IDN or punycode domain, final dot). Every
+// address appears once, also compared by Key; the first form seen is kept.
+// When that leaves To empty (a reply to a message we sent), To is the
+// original's To; when even that is only us (a note to self), the reply goes
+// to the original's Reply-To or From after all. The lists are not bounded:
+// the caller decides how many recipients a reply may have.
 func ReplyRecipients(orig Original, self []string, all bool) (to, cc []Address) {
-	skip := map[string]bool{}
+	own := map[string]bool{}
 	for _, s := range self {
-		skip[strings.ToLower(strings.TrimSpace(s))] = true
+		if k := Key(s); k != "" {
+			own[k] = true
+		}
 	}
+	seen := map[string]bool{}
 	take := func(dst, list []Address) []Address {
 		for _, a := range list {
-			k := strings.ToLower(a.Email)
-			if k != "" && !skip[k] {
-				skip[k] = true
-				dst = append(dst, a)
+			k := Key(a.Email)
+			if a.Email == "" || seen[k] || own[k] || own[untagged(k)] {
+				continue
 			}
+			seen[k] = true
+			dst = append(dst, a)
 		}
 		return dst
 	}

@@ -108,11 +108,32 @@ func TestReplyRecipients(t *testing.T) {
 		{"a note to self is answered to self", smtp.Original{From: addrs("me@example.com"), To: addrs("ME@example.com")}, false,
 			[]string{"me@example.com"}, []string{}},
 		{"no address at all", smtp.Original{}, true, []string{}, []string{}},
+		{"my sub-addresses and a final dot are me", smtp.Original{From: addrs("a@x"), To: addrs("me+signup@example.com", "Me+X@EXAMPLE.COM", "me@example.com."), Cc: addrs("me-not@example.com")}, true,
+			[]string{"a@x"}, []string{"me-not@example.com"}},
+		{"an IDN domain and its punycode are one address", smtp.Original{From: addrs("a@bücher.example"), To: addrs("A@xn--bcher-kva.example", "b@BÜCHER.example", "b@xn--bcher-kva.example.")}, true,
+			[]string{"a@bücher.example", "b@BÜCHER.example"}, []string{}},
 	}
 	for _, tt := range tests {
 		to, cc := smtp.ReplyRecipients(tt.orig, self, tt.all)
 		if !slices.Equal(emails(to), tt.to) || !slices.Equal(emails(cc), tt.cc) {
 			t.Errorf("%s: ReplyRecipients() = to %q cc %q, want to %q cc %q", tt.name, emails(to), emails(cc), tt.to, tt.cc)
+		}
+	}
+}
+
+func TestKey(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"Bob@Example.COM", "bob@example.com"},
+		{" bob@example.com. ", "bob@example.com"},
+		{"bob@Bücher.Example", "bob@xn--bcher-kva.example"},
+		{"bob@xn--BCHER-kva.example", "bob@xn--bcher-kva.example"},
+		{"bob@[127.0.0.1]", "bob@[127.0.0.1]"},
+		{"Jörg@example.com", "jörg@example.com"},
+		{"no-at", "no-at"},
+	}
+	for _, tt := range tests {
+		if got := smtp.Key(tt.in); got != tt.want {
+			t.Errorf("Key(%q) = %q, want %q", tt.in, got, tt.want)
 		}
 	}
 }

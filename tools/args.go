@@ -8,6 +8,7 @@ import (
 	"io"
 	"math"
 	"reflect"
+	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -35,13 +36,34 @@ func bindArgs(req mcp.CallToolRequest, dst any) *Error {
 	if len(b) == 0 || b[0] != '{' {
 		return invalidArg("arguments must be a JSON object")
 	}
-	b = integralNumbers(b)
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(dst); err != nil && !errors.Is(err, io.EOF) {
+	err := decodeArgs(integralNumbers(b), dst)
+	// A string where a number goes: read numeric strings as numbers and
+	// decode again. Only then, so that well-typed calls pay nothing.
+	var te *json.UnmarshalTypeError
+	if errors.As(err, &te) && te.Value == "string" {
+		fixed, bad := numericStrings(b, dst)
+		if bad != nil {
+			return bad
+		}
+		if v := reflect.ValueOf(dst); v.Kind() == reflect.Pointer && !v.IsNil() {
+			v.Elem().SetZero() // the first decode filled some fields
+		}
+		err = decodeArgs(integralNumbers(fixed), dst)
+	}
+	if err != nil {
 		return decodeError(err)
 	}
 	return checkLengths(dst)
+}
+
+// decodeArgs decodes an arguments object into dst, refusing unknown names.
+func decodeArgs(b []byte, dst any) error {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(dst); err != nil && !errors.Is(err, io.EOF) {
+		return err
+	}
+	return nil
 }
 
 // integralNumbers rewrites the top-level numbers of an arguments object
@@ -88,6 +110,82 @@ func integralNumbers(b []byte) []byte {
 		return b
 	}
 	return out
+}
+
+// numericStrings rewrites the top-level string values of an arguments
+// object whose destination field in dst is a number ("30" for timeout, "10"
+// for limit, "0.9" for min_confidence) as JSON numbers, by the field's
+// kind: models and form-filling clients write numbers as strings. A string
+// that is not a JSON number for such a field is INVALID_ARGUMENT naming it.
+// Fields of other kinds (UID takes strings itself) are left alone, and so
+// is anything that does not parse (decoding reports it).
+func numericStrings(b []byte, dst any) ([]byte, *Error) {
+	fields := numericFields(reflect.TypeOf(dst))
+	if len(fields) == 0 || !bytes.Contains(b, []byte(`"`)) {
+		return b, nil
+	}
+	var args map[string]json.RawMessage
+	if json.Unmarshal(b, &args) != nil {
+		return b, nil
+	}
+	changed := false
+	for name, raw := range args {
+		kind, ok := fields[name]
+		var str string
+		if !ok || json.Unmarshal(raw, &str) != nil {
+			continue
+		}
+		t := strings.TrimSpace(str)
+		if !jsonNumber.MatchString(t) {
+			return nil, invalidArg("argument %q must be %s (got %q)", name, jsonKind(kind.String()), truncate(str, 40))
+		}
+		args[name], changed = json.RawMessage(t), true
+	}
+	if !changed {
+		return b, nil
+	}
+	out, err := json.Marshal(args)
+	if err != nil {
+		return b, nil
+	}
+	return out, nil
+}
+
+// jsonNumber is the grammar of a JSON number.
+var jsonNumber = regexp.MustCompile(`^-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?$`)
+
+// numericByType caches numericFields.
+var numericByType sync.Map // reflect.Type → map[string]reflect.Kind
+
+// numericFields maps the json names of the number fields (int, uint and
+// float kinds, or pointers to them) of the struct *t to their kind.
+func numericFields(t reflect.Type) map[string]reflect.Kind {
+	if t == nil || t.Kind() != reflect.Pointer || t.Elem().Kind() != reflect.Struct {
+		return nil
+	}
+	t = t.Elem()
+	if m, ok := numericByType.Load(t); ok {
+		return m.(map[string]reflect.Kind)
+	}
+	m := map[string]reflect.Kind{}
+	for _, f := range reflect.VisibleFields(t) {
+		ft := f.Type
+		if ft.Kind() == reflect.Pointer {
+			ft = ft.Elem()
+		}
+		name := strings.Split(f.Tag.Get("json"), ",")[0]
+		if name == "" || name == "-" || !f.IsExported() {
+			continue
+		}
+		switch ft.Kind() {
+		case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+			reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64,
+			reflect.Float32, reflect.Float64:
+			m[name] = ft.Kind()
+		}
+	}
+	numericByType.Store(t, m)
+	return m
 }
 
 // wholeNumber returns raw as an integer literal when it is a JSON number
@@ -315,3 +413,25 @@ func jsonValueKind(b []byte) string {
 	}
 	return "number"
 }
+
+// maxFilterLen bounds a text filter (below defaultMaxArg: an IMAP SEARCH
+// term).
+const maxFilterLen = 1000
+
+// checkFilters is the one validation of every text filter of every tool,
+// in the order given: search_emails' from, to, subject, body and text,
+// list_messages' and wait_for_email's subject_contains and sender. A filter
+// is plain text of at most maxFilterLen bytes: a control character (a NUL)
+// reached IMAP SEARCH, whose refusal came back as INTERNAL, retryable, from
+// list_messages, and made a wait wait for nothing.
+func checkFilters(filters ...filter) error {
+	for _, f := range filters {
+		if len(f.value) > maxFilterLen || containsControl(f.value) {
+			return invalidArg("%s must be plain text (no control characters) of at most %d bytes", f.name, maxFilterLen)
+		}
+	}
+	return nil
+}
+
+// filter is a text filter argument: its name and value.
+type filter struct{ name, value string }

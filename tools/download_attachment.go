@@ -105,8 +105,8 @@ func downloadAttachment(ctx context.Context, mail Mailbox, files *attachments.Wo
 		return nil, err
 	}
 	return &DownloadResult{
-		FilePath: f.Path, Filename: f.Name, OriginalFilename: clean(part.Filename),
-		ContentType: mediaType(part), SizeBytes: f.Size, AttachmentIndex: *args.AttachmentIndex, UID: msg.UID,
+		FilePath: f.Path, Filename: f.Name, OriginalFilename: boundName(clean(part.Filename)),
+		ContentType: boundContentType(mediaType(part)), SizeBytes: f.Size, AttachmentIndex: *args.AttachmentIndex, UID: msg.UID,
 	}, nil
 }
 

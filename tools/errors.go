@@ -42,6 +42,9 @@ const (
 	// ended. Clients that cancelled ignore the answer; the log says so at
 	// info level instead of reporting an internal error.
 	CodeCancelled Code = "CANCELLED"
+	// CodeInboxNotFound: an inbox_id (or address) that is well formed but
+	// names no test inbox of this account: never created, or deleted.
+	CodeInboxNotFound Code = "INBOX_NOT_FOUND"
 )
 
 // codeInfo is what the model is told for a code when the handler has nothing
@@ -68,6 +71,7 @@ var codeInfo = map[Code]struct {
 	CodeInternal:             {"an internal error occurred", true},
 	CodeRecipientNotAllowed:  {"a recipient is not on the server's allow-list; nothing was sent", false},
 	CodeCancelled:            {"the call was cancelled", true},
+	CodeInboxNotFound:        {"the test inbox does not exist (create it with create_inbox)", false},
 }
 
 // Error is a tool failure with its stable code and a message that is safe to

@@ -78,7 +78,8 @@ func TestClassifyHidesCause(t *testing.T) {
 func TestEveryCodeHasInfo(t *testing.T) {
 	codes := []Code{CodeInvalidArgument, CodeAuthFailed, CodeConnectionFailed, CodeConnectionTimeout, CodeTLSFailed,
 		CodeFolderNotFound, CodeMessageNotFound, CodeAttachmentNotFound, CodeAttachmentTooLarge, CodePathOutsideWorkspace,
-		CodeSendRejected, CodeWaitTimeout, CodeRateLimited, CodeReadOnly, CodeInternal, CodeRecipientNotAllowed, CodeCancelled}
+		CodeSendRejected, CodeWaitTimeout, CodeRateLimited, CodeReadOnly, CodeInternal, CodeRecipientNotAllowed, CodeCancelled,
+		CodeInboxNotFound}
 	for _, c := range codes {
 		if codeInfo[c].message == "" {
 			t.Errorf("code %s has no message", c)

@@ -68,10 +68,10 @@ func rawHidden() string {
 	return b.String()
 }
 
-// hostileMail puts every hidden class into every field a tool returns:
+// hiddenMail puts every hidden class into every field a tool returns:
 // names, addresses, subject, Message-ID, In-Reply-To, References, bodies,
 // the link, the attachment's name and content type.
-func hostileMail(to, subject string) string {
+func hiddenMail(to, subject string) string {
 	h, raw := hostileText(), rawHidden()
 	link := "https://app.example/verify?token=ab" + strings.NewReplacer("\x1b", "&#x1b;", "\n", "&#10;", "\r", "&#13;", "\t", "&#9;").Replace(h)
 	var b strings.Builder
@@ -172,7 +172,7 @@ func TestNoHiddenCharactersReturned(t *testing.T) {
 	e := &inboxEnv{mailEnv: sandboxClient(t, env), mail: env.mail}
 	in := e.create(t, "hostile")
 	since := e.nextSince(t, in.InboxID)
-	sendRaw(t, env.sandbox.SMTPAddr(), in.Address, hostileMail(in.Address, "Hostile"))
+	sendRaw(t, env.sandbox.SMTPAddr(), in.Address, hiddenMail(in.Address, "Hostile"))
 
 	calls := []struct {
 		tool string

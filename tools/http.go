@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"io"
 	"log/slog"
 	"net/http"
 	"strings"
@@ -25,6 +24,18 @@ type HTTPOptions struct {
 	Ready []ReadyCheck
 	// MaxBodyBytes bounds request bodies (413 beyond it); default 4 MiB.
 	MaxBodyBytes int64
+	// BodyTimeout is how long a request body may take to arrive once the
+	// headers are in, plus the time its size needs at MinBodyRate; default
+	// 10 s. It bounds reading the request only: the response (an SSE
+	// stream, a wait's progress) may take as long as it needs.
+	BodyTimeout time.Duration
+	// MinBodyRate is the slowest a body may arrive, in bytes a second, past
+	// BodyTimeout; default 32 KiB/s.
+	MinBodyRate int64
+	// Admitted, when set, is called with each request that passed Auth and
+	// whose body is in, before it is handled: the connection limit keeps
+	// such connections over those that have not proved they hold a key.
+	Admitted func(*http.Request)
 	// BasePath is the path prefix under which a reverse proxy publishes the
 	// server (from MCP_BASE_URL); the SSE endpoint event uses it.
 	BasePath string
@@ -117,7 +128,11 @@ func (f *inflight) wait(ctx context.Context) (busy, ok bool) {
 	}
 }
 
-const defaultMaxBody = 4 << 20
+const (
+	defaultMaxBody     = 4 << 20
+	defaultBodyTimeout = 10 * time.Second
+	defaultMinBodyRate = 32 << 10
+)
 
 // Handler builds the HTTP endpoints of DESIGN.md: /mcp (Streamable HTTP,
 // stateless: no session is kept, so any replica can answer any request),
@@ -129,6 +144,12 @@ func (s *Server) Handler(opts HTTPOptions) (*HTTP, error) {
 	}
 	if opts.MaxBodyBytes <= 0 {
 		opts.MaxBodyBytes = defaultMaxBody
+	}
+	if opts.BodyTimeout <= 0 {
+		opts.BodyTimeout = defaultBodyTimeout
+	}
+	if opts.MinBodyRate <= 0 {
+		opts.MinBodyRate = defaultMinBodyRate
 	}
 	streamable := server.NewStreamableHTTPServer(s.mcp,
 		server.WithEndpointPath("/mcp"),
@@ -180,8 +201,20 @@ func (s *Server) Handler(opts HTTPOptions) (*HTTP, error) {
 	root.HandleFunc("/.well-known/", func(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusNotFound, errBody("NOT_FOUND", "this server uses an API key (X-API-Key or Authorization: Bearer), not OAuth"))
 	})
-	root.Handle("/", opts.Auth(limitBody(opts.MaxBodyBytes, api)))
-	return &HTTP{Handler: root, streamable: streamable, sse: sse, calls: &s.calls}, nil
+	pace := bodyPace{timeout: opts.BodyTimeout, rate: opts.MinBodyRate}
+	root.Handle("/", opts.Auth(limitBody(opts.MaxBodyBytes, pace, admitted(opts.Admitted, api))))
+	return &HTTP{Handler: bodyDeadline(pace, root), streamable: streamable, sse: sse, calls: &s.calls}, nil
+}
+
+// admitted calls f, when set, before next.
+func admitted(f func(*http.Request), next http.Handler) http.Handler {
+	if f == nil {
+		return next
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		f(r)
+		next.ServeHTTP(w, r)
+	})
 }
 
 // dropCancellations answers notifications/cancelled on the stateless /mcp
@@ -213,41 +246,6 @@ func isCancellation(body []byte) bool {
 		ID     json.RawMessage `json:"id"`
 	}
 	return json.Unmarshal(body, &msg) == nil && msg.Method == "notifications/cancelled" && msg.ID == nil
-}
-
-// memBody is a request body read into memory by limitBody; dropCancellations
-// looks at its bytes without consuming them.
-type memBody struct {
-	*bytes.Reader
-	b []byte
-}
-
-func (m memBody) Close() error  { return nil }
-func (m memBody) Bytes() []byte { return m.b }
-
-// limitBody answers 413 for bodies over max. mcp-go reads whole bodies with
-// io.ReadAll and would answer a truncated read with a generic 400, so the body
-// is read here, bounded, and handed on from memory.
-func limitBody(max int64, next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.ContentLength > max {
-			writeJSON(w, http.StatusRequestEntityTooLarge, errBody("REQUEST_TOO_LARGE", "request body is too large"))
-			return
-		}
-		if r.Body != nil && r.Body != http.NoBody && r.Method != http.MethodGet {
-			b, err := io.ReadAll(io.LimitReader(r.Body, max+1))
-			if err != nil {
-				writeJSON(w, http.StatusBadRequest, errBody("BAD_REQUEST", "request body could not be read"))
-				return
-			}
-			if int64(len(b)) > max {
-				writeJSON(w, http.StatusRequestEntityTooLarge, errBody("REQUEST_TOO_LARGE", "request body is too large"))
-				return
-			}
-			r.Body = memBody{Reader: bytes.NewReader(b), b: b}
-		}
-		next.ServeHTTP(w, r)
-	})
 }
 
 func (s *Server) handleHealth(w http.ResponseWriter, r *http.Request) {

@@ -60,6 +60,8 @@ type inboxes struct {
 	opts  InboxOptions
 	// recipients remembers the recipient lines of new mail (isMailFor).
 	recipients recipientCache
+	// known remembers inboxes seen to exist (exists).
+	known knownInboxes
 }
 
 var tagPattern = regexp.MustCompile(`^[a-z0-9][a-z0-9-]{0,47}$`)
@@ -102,8 +104,26 @@ func (ib *inboxes) address(tag string) string {
 }
 
 // resolve accepts an inbox id (its tag) or its full address and returns the
-// tag and the address.
-func (ib *inboxes) resolve(id string) (tag, addr string, err error) {
+// tag and the address of an inbox that exists (its marker is in the
+// mailbox). A malformed id is INVALID_ARGUMENT; a well-formed one that names
+// no inbox is INBOX_NOT_FOUND: an unknown inbox must not look empty.
+func (ib *inboxes) resolve(ctx context.Context, id string) (tag, addr string, err error) {
+	if tag, addr, err = ib.parseID(id); err != nil {
+		return "", "", err
+	}
+	ok, err := ib.exists(ctx, addr)
+	if err != nil {
+		return "", "", err
+	}
+	if !ok {
+		return "", "", inboxNotFound(tag)
+	}
+	return tag, addr, nil
+}
+
+// parseID checks the form of an inbox id (its tag) or address and returns
+// the tag and the address, without asking the mailbox.
+func (ib *inboxes) parseID(id string) (tag, addr string, err error) {
 	id = strings.ToLower(strings.TrimSpace(id))
 	if id == "" {
 		return "", "", invalidArg("inbox_id is required")

@@ -6,6 +6,7 @@ import (
 	"crypto/rand"
 	"errors"
 	"fmt"
+	"math"
 	"math/big"
 	"time"
 
@@ -42,13 +43,16 @@ func sendTestCodeSpec(ib *inboxes, limit *hourlyLimit) *spec {
 			if err := bindArgs(req, &args); err != nil {
 				return nil, err
 			}
-			tag, addr, err := ib.resolve(args.InboxID)
+			tag, addr, err := ib.resolve(ctx, args.InboxID)
 			if err != nil {
 				return nil, err
 			}
 			now := time.Now()
-			if limit.take(now, map[string]int{"inbox:" + tag: testCodesPerInbox, "account": testCodesPerAccount}) > 0 {
-				return nil, errorf(CodeRateLimited, "send_test_code allows %d per inbox and %d per account per hour", testCodesPerInbox, testCodesPerAccount)
+			if wait := limit.take(now, map[string]int{"inbox:" + tag: testCodesPerInbox, "account": testCodesPerAccount}); wait > 0 {
+				secs := int(math.Ceil(wait.Seconds()))
+				return nil, &Error{Code: CodeRateLimited,
+					Message: fmt.Sprintf("send_test_code allows %d per inbox and %d per account per hour: the next one is possible in %d s", testCodesPerInbox, testCodesPerAccount, secs),
+					Details: map[string]any{"retry_after_seconds": secs}}
 			}
 			id, err := ib.appendTestCode(ctx, addr, now)
 			if err != nil {
@@ -98,11 +102,15 @@ func deleteInboxSpec(ib *inboxes) *spec {
 			if err := bindArgs(req, &args); err != nil {
 				return nil, err
 			}
-			_, addr, err := ib.resolve(args.InboxID)
+			_, addr, err := ib.resolve(ctx, args.InboxID)
 			if err != nil {
 				return nil, err
 			}
-			return ib.delete(ctx, addr)
+			out, err := ib.delete(ctx, addr)
+			if err == nil {
+				ib.known.forget(addr) // its marker is gone: a second delete_inbox is INBOX_NOT_FOUND
+			}
+			return out, err
 		},
 	}
 }

@@ -20,6 +20,7 @@ type ListMessagesResult struct {
 	Total      int            `json:"total" jsonschema:"messages for this inbox matching subject_contains and sender (before has_otp)"`
 	Messages   []InboxMessage `json:"messages" jsonschema:"newest first"`
 	NextCursor *string        `json:"next_cursor"`
+	HasMore    bool           `json:"has_more" jsonschema:"true when another page follows (next_cursor is set)"`
 }
 
 type listMessagesArgs struct {
@@ -59,16 +60,22 @@ func listMessagesSpec(ib *inboxes) *spec {
 }
 
 func (ib *inboxes) listMessages(ctx context.Context, a listMessagesArgs) (*ListMessagesResult, error) {
-	tag, addr, err := ib.resolve(a.InboxID)
-	if err != nil {
-		return nil, err
-	}
 	n := 20
 	if a.Limit != nil {
 		n = *a.Limit
 	}
 	if n < 1 || n > 100 {
 		return nil, invalidArg("limit must be from 1 to 100")
+	}
+	if err := checkFilters(filter{"subject_contains", a.SubjectContains}, filter{"sender", a.Sender}); err != nil {
+		return nil, err
+	}
+	if _, _, err := ib.parseID(a.InboxID); err != nil {
+		return nil, err // bad arguments first, before any I/O
+	}
+	tag, addr, err := ib.resolve(ctx, a.InboxID)
+	if err != nil {
+		return nil, err
 	}
 	crit := imap.SearchCriteria{Recipient: addr, Subject: a.SubjectContains, From: a.Sender}
 	page, err := newPager(a.Cursor, ib.opts.Folder, crit, n)
@@ -86,6 +93,7 @@ func (ib *inboxes) listMessages(ctx context.Context, a listMessagesArgs) (*ListM
 		return nil, err
 	}
 	out := &ListMessagesResult{InboxID: tag, Address: addr, Total: res.Total, Messages: []InboxMessage{}, NextCursor: page.next(res)}
+	out.HasMore = out.NextCursor != nil
 	for _, m := range msgs {
 		if a.HasOTP == nil || *a.HasOTP == (m.OTP != nil) {
 			out.Messages = append(out.Messages, m)
@@ -159,4 +167,14 @@ func getLatestSpec(ib *inboxes) *spec {
 func matches(m InboxMessage, subject, sender string) bool {
 	return (subject == "" || strings.Contains(strings.ToLower(m.Subject), strings.ToLower(subject))) &&
 		(sender == "" || strings.Contains(strings.ToLower(m.From), strings.ToLower(sender)))
+}
+
+// resolveWait checks a wait's filters and resolves its inbox: the one call
+// the wait handlers make before they pin their cutoff.
+func (ib *inboxes) resolveWait(ctx context.Context, a waitArgs) (addr string, err error) {
+	if err := checkFilters(filter{"subject_contains", a.SubjectContains}, filter{"sender", a.Sender}); err != nil {
+		return "", err
+	}
+	_, addr, err = ib.resolve(ctx, a.InboxID)
+	return addr, err
 }

@@ -26,6 +26,9 @@ type InboxMessage struct {
 	OTP           *string  `json:"otp" jsonschema:"the one-time code found, or null"`
 	OTPConfidence float64  `json:"otp_confidence" jsonschema:"0..1; 0.5 and above counts as found"`
 	MagicLink     *string  `json:"magic_link" jsonschema:"the action link found (never followed), or null"`
+	// Bounds (SECURITY.md), as in search_emails.
+	SubjectTruncated bool `json:"subject_truncated,omitempty" jsonschema:"the subject is longer than 1000 characters: it ends early"`
+	ToTotal          *int `json:"to_total,omitempty" jsonschema:"set when to lists only the first 20 recipients: the number found (at least this many)"`
 }
 
 // inboxMessage summarises a fetched message and runs the extractor on it.
@@ -39,10 +42,9 @@ func inboxMessage(validity, uid uint32, arrived time.Time, raw []byte) InboxMess
 // inboxHead is an InboxMessage from the header alone, without the code and
 // link extraction finds.
 func inboxHead(validity, uid uint32, arrived time.Time, hdr message.Header) InboxMessage {
-	m := InboxMessage{ID: msgID(validity, uid), UID: uid, Subject: clean(hdr.Subject), To: msgAddresses(hdr.To), ReceivedAt: formatTime(arrived)}
-	if len(hdr.From) > 0 {
-		m.From = formatAddress(hdr.From[0].Name, hdr.From[0].Email)
-	}
+	m := InboxMessage{ID: msgID(validity, uid), UID: uid, From: firstAddress(hdr.From, messageAddr), ReceivedAt: formatTime(arrived)}
+	m.Subject, m.SubjectTruncated = boundSubject(hdr.Subject, false)
+	m.To, m.ToTotal = boundAddresses(hdr.To, message.MaxSummaryAddresses, false, messageAddr)
 	return m
 }
 
@@ -55,7 +57,7 @@ func (m *InboxMessage) addExtracts(view extract.Message) {
 		}
 	}
 	if l, ok := extract.BestLink(view); ok {
-		m.MagicLink = &l.URL
+		m.MagicLink = boundLink(l.URL)
 	}
 }
 
@@ -118,6 +120,7 @@ func (ib *inboxes) saveMarker(ctx context.Context, addr string) error {
 	if err != nil {
 		return folderError(err, markerFolder)
 	}
+	ib.known.add(addr, time.Now())
 	return nil
 }
 
@@ -133,6 +136,7 @@ type InboxInfo struct {
 type ListInboxesResult struct {
 	Inboxes    []InboxInfo `json:"inboxes"`
 	NextCursor *string     `json:"next_cursor"`
+	HasMore    bool        `json:"has_more" jsonschema:"true when another page follows (next_cursor is set)"`
 }
 
 func listInboxesSpec(ib *inboxes) *spec {
@@ -206,5 +210,6 @@ func (ib *inboxes) list(ctx context.Context, limit *int, cur string) (*ListInbox
 		}
 	}
 	out.NextCursor = page.next(res)
+	out.HasMore = out.NextCursor != nil
 	return out, nil
 }

@@ -42,6 +42,8 @@ type WaitOTPResult struct {
 	From       string  `json:"from"`
 	ID         string  `json:"id" jsonschema:"the message id: since for the next wait, uid for read_email"`
 	ReceivedAt string  `json:"received_at"`
+	// Bounds (SECURITY.md), as in list_messages.
+	SubjectTruncated bool `json:"subject_truncated,omitempty" jsonschema:"the subject is longer than 1000 characters: it ends early"`
 }
 
 // WaitLinkResult is wait_for_link's result.
@@ -52,6 +54,8 @@ type WaitLinkResult struct {
 	From       string   `json:"from"`
 	ID         string   `json:"id"`
 	ReceivedAt string   `json:"received_at"`
+	// Bounds (SECURITY.md), as in list_messages.
+	SubjectTruncated bool `json:"subject_truncated,omitempty" jsonschema:"the subject is longer than 1000 characters: it ends early"`
 }
 
 func waitSpec(ib *inboxes, name, title, desc string, output mcp.ToolOption, extra []mcp.ToolOption,
@@ -67,7 +71,7 @@ func waitSpec(ib *inboxes, name, title, desc string, output mcp.ToolOption, extr
 			if err := bindArgs(req, &args); err != nil {
 				return nil, err
 			}
-			_, addr, err := ib.resolve(args.InboxID)
+			addr, err := ib.resolveWait(ctx, args)
 			if err != nil {
 				return nil, err
 			}
@@ -111,7 +115,7 @@ func waitForOTPSpec(ib *inboxes) *spec {
 				return nil, false
 			}
 			s := inboxHead(validity, m.UID, m.InternalDate, hdr)
-			return &WaitOTPResult{OTP: otp.Code, Confidence: otp.Confidence, Subject: s.Subject, From: s.From, ID: s.ID, ReceivedAt: s.ReceivedAt}, true
+			return &WaitOTPResult{OTP: otp.Code, Confidence: otp.Confidence, Subject: s.Subject, From: s.From, ID: s.ID, ReceivedAt: s.ReceivedAt, SubjectTruncated: s.SubjectTruncated}, true
 		})
 }
 
@@ -121,15 +125,15 @@ func waitForLinkSpec(ib *inboxes) *spec {
 		mcp.WithOutputSchema[WaitLinkResult](), nil,
 		func(a waitArgs, m *imap.NewMail, validity uint32) (any, bool) {
 			view, hdr := extractView(m.Raw)
-			links := extract.Links(view)
-			if len(links) == 0 {
+			var urls []string
+			for _, l := range extract.Links(view) {
+				urls = append(urls, l.URL)
+			}
+			urls = boundLinks(urls) // bounds: SECURITY.md
+			if len(urls) == 0 {
 				return nil, false
 			}
 			s := inboxHead(validity, m.UID, m.InternalDate, hdr)
-			out := &WaitLinkResult{Link: links[0].URL, Subject: s.Subject, From: s.From, ID: s.ID, ReceivedAt: s.ReceivedAt}
-			for _, l := range links {
-				out.Links = append(out.Links, l.URL)
-			}
-			return out, true
+			return &WaitLinkResult{Link: urls[0], Links: urls, Subject: s.Subject, From: s.From, ID: s.ID, ReceivedAt: s.ReceivedAt, SubjectTruncated: s.SubjectTruncated}, true
 		})
 }

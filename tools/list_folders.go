@@ -22,6 +22,10 @@ type FolderInfo struct {
 // ListFoldersResult is list_folders' result.
 type ListFoldersResult struct {
 	Folders []FolderInfo `json:"folders"`
+	// Omitted counts the folders left out because their name is longer
+	// than a folder argument may be (1000 bytes): no tool could use them,
+	// and the server's names must not make the answer unbounded.
+	Omitted int `json:"folders_omitted,omitempty" jsonschema:"folders left out: their names are longer than 1000 bytes, which no folder argument accepts"`
 }
 
 type listFoldersArgs struct {
@@ -51,6 +55,10 @@ func listFoldersSpec(mail Mailbox) *spec {
 			}
 			out := ListFoldersResult{Folders: make([]FolderInfo, 0, len(folders))}
 			for _, f := range folders {
+				if len(f.Name) > maxFolderArg { // bounds: SECURITY.md
+					out.Omitted++
+					continue
+				}
 				out.Folders = append(out.Folders, folderInfo(f))
 			}
 			return out, nil

@@ -30,12 +30,15 @@ type Mailbox interface {
 
 var _ Mailbox = (*imap.Client)(nil)
 
+// maxFolderArg is the longest folder argument, in bytes.
+const maxFolderArg = 1000
+
 // checkFolder validates a folder argument; "" becomes INBOX.
 func checkFolder(arg, name string) (string, error) {
 	if arg == "" {
 		return "INBOX", nil
 	}
-	if len(arg) > 1000 || strings.ContainsAny(arg, "\x00\r\n") {
+	if len(arg) > maxFolderArg || strings.ContainsAny(arg, "\x00\r\n") {
 		return "", invalidArg("%s must be a folder name as list_folders returns it", name)
 	}
 	return arg, nil

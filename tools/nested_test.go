@@ -6,7 +6,6 @@ import (
 	"strings"
 	"testing"
 
-	gosmtp "github.com/emersion/go-smtp"
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/email-mcp/email-mcp/tools"
@@ -29,19 +28,6 @@ func nestedMail(subject string, depth int) string {
 		fmt.Fprintf(&b, "--b%d--\r\n", i)
 	}
 	return b.String()
-}
-
-// sendRaw delivers raw through the sandbox's SMTP port.
-func sendRaw(tb testing.TB, addr, to, raw string) {
-	tb.Helper()
-	c, err := gosmtp.Dial(addr)
-	if err != nil {
-		tb.Fatalf("smtp dial: %v", err)
-	}
-	defer c.Close()
-	if err := c.SendMail("app@example.test", []string{to}, strings.NewReader(raw)); err != nil {
-		tb.Fatalf("SendMail() = %v", err)
-	}
 }
 
 // readCost reads the message with subject through read_email and returns

@@ -66,10 +66,20 @@ func TestStructuredContentMatchesOutputSchema(t *testing.T) {
 		{"wait_for_otp", map[string]any{"inbox_id": "schema", "since": "2000-01-01T00:00:00Z"}, false},
 		{"wait_for_link", map[string]any{"inbox_id": "schema", "timeout": 0.2}, true},
 		{"delete_inbox", map[string]any{"inbox_id": "schema"}, false},
+		{"get_latest", map[string]any{"inbox_id": "schema"}, true}, // deleted: INBOX_NOT_FOUND
 	}
+	created := "" // "schema" stands for the inbox_id create_inbox returned
 	seen := map[string]bool{}
 	for _, c := range calls {
+		if c.args["inbox_id"] == "schema" {
+			c.args["inbox_id"] = created
+		}
 		res := callTool(t, e.client, c.tool, c.args)
+		if c.tool == "create_inbox" {
+			var in tools.CreateInboxResult
+			structured(t, res, &in)
+			created = in.InboxID
+		}
 		if res.IsError != c.isError {
 			t.Errorf("%s(%v): isError = %v, want %v: %v", c.tool, c.args, res.IsError, c.isError, res.Content)
 			continue

@@ -3,7 +3,6 @@ package tools
 import (
 	"context"
 	"errors"
-	"strings"
 
 	"github.com/mark3labs/mcp-go/mcp"
 
@@ -42,6 +41,13 @@ type ReadResult struct {
 	Hidden     bool             `json:"hidden_characters_removed,omitempty" jsonschema:"invisible, bidi or control characters were removed from a field of this result (body or header)"`
 	Incomplete bool             `json:"body_incomplete,omitempty" jsonschema:"the body is longer than email-mcp reads of one text part (8 MiB): it ends early, and no window reaches past that"`
 	Attachment []AttachmentInfo `json:"attachments"`
+	// Bounds (SECURITY.md): what a sender wrote is cut, and these say where.
+	SubjectTruncated bool `json:"subject_truncated,omitempty" jsonschema:"the subject is longer than 1000 characters: it ends early"`
+	ToTotal          *int `json:"to_total,omitempty" jsonschema:"set when to lists only the first 100 recipients: the number found (at least this many)"`
+	CcTotal          *int `json:"cc_total,omitempty" jsonschema:"as to_total, for cc"`
+	ReplyToTotal     *int `json:"reply_to_total,omitempty" jsonschema:"as to_total, for reply_to"`
+	ReferencesTotal  *int `json:"references_total,omitempty" jsonschema:"set when references keeps only the last 50 ids (or left out ids over 998 bytes): the number of ids in the header"`
+	AttachmentsTotal *int `json:"attachments_total,omitempty" jsonschema:"set when attachments lists only the first 200: the number of attachments"`
 }
 
 type readArgs struct {
@@ -226,49 +232,53 @@ func mainTextParts(root *imap.Part) (text, html *imap.Part) {
 }
 
 func readResult(folder string, msg *imap.Message, hdr message.Header) *ReadResult {
-	// Header fields go out as they are: wrap cleans every returned string
-	// and sets hidden_characters_removed when it removed something
-	// (clean.go); cleaning them here would hide that.
-	hidden := false
 	out := &ReadResult{
 		UID: msg.UID, ID: msgID(msg.UIDValidity, msg.UID), Folder: folder,
-		MessageID: hdr.MessageID, Subject: hdr.Subject,
-		To: rawAddresses(hdr.To, &hidden), Cc: rawAddresses(hdr.Cc, &hidden), ReplyTo: rawAddresses(hdr.ReplyTo, &hidden),
-		Date: formatTime(hdr.Date), References: nonNil(hdr.References), Flags: nonNil(msg.Flags),
-		Attachment: attachmentList(msg.Structure, msg.Raw, msg.Complete),
+		MessageID: boundID(hdr.MessageID), From: firstAddress(hdr.From, messageAddr),
+		Date: formatTime(hdr.Date), Flags: nonNil(msg.Flags),
 	}
-	if len(hdr.From) > 0 {
-		out.From = rawAddresses(hdr.From[:1], &hidden)[0]
+	out.Subject, out.SubjectTruncated = boundSubject(hdr.Subject, false)
+	out.To, out.ToTotal = boundAddresses(hdr.To, message.MaxAddresses, false, messageAddr)
+	out.Cc, out.CcTotal = boundAddresses(hdr.Cc, message.MaxAddresses, false, messageAddr)
+	out.ReplyTo, out.ReplyToTotal = boundAddresses(hdr.ReplyTo, message.MaxAddresses, false, messageAddr)
+	refs, n := message.BoundIDs(hdr.References, message.MaxReferences)
+	out.References = nonNil(refs)
+	if n > 0 {
+		out.ReferencesTotal = &n
 	}
-	out.Hidden = hidden
+	out.Attachment, out.AttachmentsTotal = attachmentList(msg.Structure, msg.Raw, msg.Complete)
 	if len(hdr.InReplyTo) > 0 {
-		out.InReplyTo = hdr.InReplyTo[0]
+		out.InReplyTo = boundID(hdr.InReplyTo[0])
 	}
 	if out.Date == "" {
 		out.Date = formatTime(msg.InternalDate)
 	}
+	out.Hidden = hiddenInHeader(hdr, msg.Structure)
 	return out
 }
 
-// rawAddresses is msgAddresses without cleaning the names (wrap does);
-// hidden reports a name that was nothing but hidden characters, left out.
-func rawAddresses(l []message.Address, hidden *bool) []string {
-	out := make([]string, 0, len(l))
-	for _, a := range l {
-		name := strings.TrimSpace(a.Name)
-		c, removed := message.CleanLine(name)
-		c = strings.TrimSpace(c)
-		switch {
-		case c == "" || c == a.Email:
-			*hidden = *hidden || removed
-			out = append(out, a.Email)
-		case a.Email == "":
-			out = append(out, name)
-		default:
-			out = append(out, name+" <"+a.Email+">")
+// hiddenInHeader reports a hidden character in a header field or file
+// name that read_email returns: the bounding functions clean some of them
+// without telling (wrap cleans the rest, and reports it: clean.go).
+func hiddenInHeader(hdr message.Header, root *imap.Part) bool {
+	fields := append([]string{hdr.Subject, hdr.MessageID}, hdr.InReplyTo...)
+	fields = append(fields, hdr.References...)
+	for _, l := range [][]message.Address{hdr.From, hdr.To, hdr.Cc, hdr.ReplyTo} {
+		for _, a := range l {
+			fields = append(fields, a.Name, a.Email)
 		}
 	}
-	return out
+	if root != nil {
+		for _, p := range root.Attachments() {
+			fields = append(fields, p.Filename)
+		}
+	}
+	for _, f := range fields {
+		if _, removed := message.CleanLine(f); removed {
+			return true
+		}
+	}
+	return false
 }
 
 // window cuts the bodies to one window and fills the truncation fields.
@@ -299,22 +309,27 @@ func window(out *ReadResult, b message.Bodies, format string, offset, maxChars i
 // indexes them (imap.Part.Attachments is the one source of that order).
 // raw is what was fetched of the message, for exact sizes
 // (attachment_size.go).
-func attachmentList(root *imap.Part, raw []byte, whole bool) []AttachmentInfo {
+func attachmentList(root *imap.Part, raw []byte, whole bool) ([]AttachmentInfo, *int) {
 	out := []AttachmentInfo{}
 	if root == nil {
-		return out
+		return out, nil
 	}
+	all := root.Attachments()
+	kept, total := message.BoundList(all, message.MaxAttachments)
 	var bodies map[string][]byte
-	for i, p := range root.Attachments() {
+	for i, p := range kept {
 		if bodies == nil && (p.Encoding == "base64" || p.Encoding == "quoted-printable") {
 			bodies = rawBodies(raw, whole)
 		}
 		out = append(out, AttachmentInfo{
-			Index: i, Filename: p.Filename, ContentType: mediaType(p),
+			Index: i, Filename: boundName(clean(p.Filename)), ContentType: boundContentType(mediaType(p)),
 			SizeBytes: attachmentSize(p, bodies), Inline: p.IsEmbedded() || p.Disposition == "inline",
 		})
 	}
-	return out
+	if total == 0 {
+		return out, nil
+	}
+	return out, &total
 }
 
 // minDecodedSize is a lower bound of a part's decoded size: base64 carries

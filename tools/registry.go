@@ -22,6 +22,7 @@ import (
 	"fmt"
 	"log/slog"
 	"maps"
+	"math"
 	"slices"
 	"sort"
 	"strings"
@@ -52,6 +53,11 @@ type Options struct {
 	// id, never the key): the audit log records it and legacy SSE sessions
 	// are bound to it. Nil treats every request as one caller.
 	CallerID func(context.Context) string
+	// CallLimit is asked before each tool call runs (RATE_LIMIT_PER_MINUTE):
+	// 0 lets the call run; a positive wait refuses it with RATE_LIMITED and
+	// retry_after_seconds. Only tool calls count: the handshake, tools/list,
+	// pings and notifications never reach it. Nil: no limit.
+	CallLimit func(context.Context) time.Duration
 }
 
 // Server holds the MCP server and the tools it serves.
@@ -184,6 +190,10 @@ func (s *Server) wrap(sp *spec) server.ToolHandlerFunc {
 		s.calls.start()
 		defer s.calls.done()
 		start := time.Now()
+		if te := s.overLimit(ctx); te != nil {
+			s.logCall(ctx, sp, start, te)
+			return errorResult(te), nil
+		}
 		args := req.GetArguments()
 		var out any
 		err := sp.undeclared(args)
@@ -223,6 +233,22 @@ func (s *Server) wrap(sp *spec) server.ToolHandlerFunc {
 		}
 		return mcp.NewToolResultStructured(out, string(text)), nil
 	}
+}
+
+// overLimit asks Options.CallLimit whether a call may run, and returns the
+// RATE_LIMITED error when it may not.
+func (s *Server) overLimit(ctx context.Context) *Error {
+	if s.opts.CallLimit == nil {
+		return nil
+	}
+	wait := s.opts.CallLimit(ctx)
+	if wait <= 0 {
+		return nil
+	}
+	secs := int(math.Ceil(wait.Seconds()))
+	return &Error{Code: CodeRateLimited,
+		Message: fmt.Sprintf("too many tool calls for this API key (RATE_LIMIT_PER_MINUTE); retry after %d s", secs),
+		Details: map[string]any{"retry_after_seconds": secs}}
 }
 
 // undeclared refuses an argument the tool does not declare, compared

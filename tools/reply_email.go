@@ -17,6 +17,10 @@ type ReplyResult struct {
 	To      []string `json:"to"`
 	Cc      []string `json:"cc"`
 	Subject string   `json:"subject"`
+	// Bounds (SECURITY.md), as in read_email.
+	SubjectTruncated bool `json:"subject_truncated,omitempty" jsonschema:"the subject is longer than 1000 characters: it ends early here (the reply carries it whole)"`
+	ToTotal          *int `json:"to_total,omitempty" jsonschema:"set when to lists only the first 100 recipients: their number"`
+	CcTotal          *int `json:"cc_total,omitempty" jsonschema:"as to_total, for cc"`
 }
 
 type replyArgs struct {
@@ -77,9 +81,6 @@ func (o *outbox) reply(ctx context.Context, mail Mailbox, a replyArgs) (*ReplyRe
 	if err != nil {
 		return nil, err
 	}
-	if len(m.To) == 0 {
-		return nil, invalidArg("the original has no address to reply to (no From or Reply-To)")
-	}
 	sent, err := o.send(ctx, m)
 	if err != nil {
 		return nil, err
@@ -88,7 +89,11 @@ func (o *outbox) reply(ctx context.Context, mail Mailbox, a replyArgs) (*ReplyRe
 	if _, err := mail.SetFlags(context.WithoutCancel(ctx), folder, []uint32{orig.UID}, imap.FlagChange{Answered: &answered}); err != nil {
 		o.log.Warn("reply sent but \\Answered not set", "uid", orig.UID, "err", err)
 	}
-	return &ReplyResult{SendResult: *sent, To: addrStrings(m.To), Cc: addrStrings(m.Cc), Subject: m.Subject}, nil
+	out := &ReplyResult{SendResult: *sent}
+	out.To, out.ToTotal = boundAddresses(m.To, message.MaxAddresses, false, smtpAddr)
+	out.Cc, out.CcTotal = boundAddresses(m.Cc, message.MaxAddresses, false, smtpAddr)
+	out.Subject, out.SubjectTruncated = boundSubject(m.Subject, false)
+	return out, nil
 }
 
 // replyMessage composes the reply: recipients, threading headers, quote.
@@ -106,6 +111,9 @@ func (o *outbox) replyMessage(ctx context.Context, mail Mailbox, folder string, 
 		Text: *a.Body, HTML: a.BodyHTML, Date: time.Now(),
 		InReplyTo: inReplyTo, References: refs,
 	}
+	if err := o.checkReply(m); err != nil {
+		return nil, err
+	}
 	if a.Quote == nil || *a.Quote {
 		bodies, _, err := messageBodies(ctx, mail, folder, orig)
 		if err != nil {
@@ -120,6 +128,25 @@ func (o *outbox) replyMessage(ctx context.Context, mail Mailbox, folder string, 
 	return m, nil
 }
 
+// checkReply applies the recipient rules to a reply before anything else
+// is done for it (the quote fetched, SMTP reached): its recipients came from
+// an untrusted message, which must not choose how many there are (at most
+// maxRecipients, once de-duplicated), whether they are allowed, nor smuggle
+// in an address that cannot be sent to.
+func (o *outbox) checkReply(m *smtp.Message) error {
+	if len(m.To) == 0 {
+		return invalidArg("the original has no address to reply to (no From or Reply-To)")
+	}
+	if _, err := o.checkRecipients(m, "the reply"); err != nil {
+		return err
+	}
+	if err := m.Validate(); err != nil {
+		return &Error{Code: CodeInvalidArgument, Cause: err,
+			Message: "an address of the original cannot be answered (" + trimInvalid(err) + "): nothing was sent; send_email lets you choose the recipients"}
+	}
+	return nil
+}
+
 func smtpAddrs(l []message.Address) []smtp.Address {
 	out := make([]smtp.Address, 0, len(l))
 	for _, a := range l {
@@ -130,10 +157,4 @@ func smtpAddrs(l []message.Address) []smtp.Address {
 	return out
 }
 
-func addrStrings(l []smtp.Address) []string {
-	out := make([]string, 0, len(l))
-	for _, a := range l {
-		out = append(out, formatAddress(a.Name, a.Email))
-	}
-	return out
-}
+func smtpAddr(a smtp.Address) (string, string) { return a.Name, a.Email }

@@ -6,6 +6,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/email-mcp/email-mcp/imap"
+	"github.com/email-mcp/email-mcp/message"
 )
 
 // MessageSummary is one message in search_emails' result.
@@ -21,6 +22,9 @@ type MessageSummary struct {
 	Flagged        bool     `json:"flagged"`
 	HasAttachments bool     `json:"has_attachments"`
 	Size           int64    `json:"size" jsonschema:"size of the whole message in bytes"`
+	// Bounds (SECURITY.md): a sender's huge subject or To list is cut.
+	SubjectTruncated bool `json:"subject_truncated,omitempty" jsonschema:"the subject is longer than 1000 characters: it ends early (read_email has the rest up to its own bound)"`
+	ToTotal          *int `json:"to_total,omitempty" jsonschema:"set when to lists only the first 20 recipients: the number found (at least this many)"`
 }
 
 // SearchResult is search_emails' result.
@@ -30,6 +34,7 @@ type SearchResult struct {
 	Total       int              `json:"total" jsonschema:"number of matching messages in the folder"`
 	Messages    []MessageSummary `json:"messages" jsonschema:"newest first"`
 	NextCursor  *string          `json:"next_cursor" jsonschema:"pass as cursor for the next page; null on the last page"`
+	HasMore     bool             `json:"has_more" jsonschema:"true when another page follows (next_cursor is set)"`
 }
 
 type searchArgs struct {
@@ -113,16 +118,15 @@ func searchEmails(ctx context.Context, mail Mailbox, args searchArgs, defaultLim
 		out.Messages = append(out.Messages, summary(res.UIDValidity, m))
 	}
 	out.NextCursor = page.next(res)
+	out.HasMore = out.NextCursor != nil
 	return out, nil
 }
 
 func searchCriteria(a searchArgs) (imap.SearchCriteria, error) {
 	c := imap.SearchCriteria{From: a.From, To: a.To, Subject: a.Subject, Body: a.Body, Text: a.Text,
 		Unread: a.Unread, Flagged: a.Flagged, HasAttachments: a.HasAttachments}
-	for name, v := range map[string]string{"from": a.From, "to": a.To, "subject": a.Subject, "body": a.Body, "text": a.Text} {
-		if len(v) > 1000 || containsControl(v) {
-			return c, invalidArg("%s must be plain text of at most 1000 bytes", name)
-		}
+	if err := checkFilters(filter{"from", a.From}, filter{"to", a.To}, filter{"subject", a.Subject}, filter{"body", a.Body}, filter{"text", a.Text}); err != nil {
+		return c, err
 	}
 	var err error
 	if c.Since, err = parseDateArg(a.Since, "since"); err != nil {
@@ -147,13 +151,11 @@ func containsControl(s string) bool {
 }
 
 func summary(validity uint32, m imap.Summary) MessageSummary {
-	from := ""
-	if len(m.From) > 0 {
-		from = formatAddress(m.From[0].Name, m.From[0].Email)
-	}
+	subject, cut := boundSubject(m.Subject, m.SubjectCut)
+	to, toTotal := boundAddresses(m.To, message.MaxSummaryAddresses, m.ToCut, imapAddr)
 	return MessageSummary{
-		UID: m.UID, ID: msgID(validity, m.UID), MessageID: m.MessageID, Subject: clean(m.Subject),
-		From: from, To: imapAddresses(m.To), Date: formatTime(m.Date),
+		UID: m.UID, ID: msgID(validity, m.UID), MessageID: boundID(m.MessageID), Subject: subject, SubjectTruncated: cut,
+		From: firstAddress(m.From, imapAddr), To: to, ToTotal: toTotal, Date: formatTime(m.Date),
 		Unread: !m.Seen, Flagged: m.Flagged, HasAttachments: m.HasAttachments, Size: m.Size,
 	}
 }

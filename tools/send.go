@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/email-mcp/email-mcp/imap"
+	"github.com/email-mcp/email-mcp/message"
 	"github.com/email-mcp/email-mcp/smtp"
 )
 
@@ -66,6 +67,9 @@ type SendResult struct {
 	Accepted  []string `json:"accepted" jsonschema:"recipients the server accepted"`
 	Rejected  []string `json:"rejected" jsonschema:"recipients the server refused (the mail went to the others)"`
 	SentCopy  string   `json:"sent_copy" jsonschema:"saved, skipped (no Sent folder, or the server filed its own), failed, or disabled"`
+	// Bounds (SECURITY.md): a reply-all to a huge list echoes only its start.
+	AcceptedTotal *int `json:"accepted_total,omitempty" jsonschema:"set when accepted lists only the first 100: the number of accepted recipients"`
+	RejectedTotal *int `json:"rejected_total,omitempty" jsonschema:"set when rejected lists only the first 100: the number of refused recipients"`
 }
 
 // from is our own address with the display name of the call or the default.
@@ -85,8 +89,8 @@ func (o *outbox) send(ctx context.Context, m *smtp.Message) (*SendResult, error)
 	if err := m.Validate(); err != nil {
 		return nil, sendError(err)
 	}
-	env := m.Envelope()
-	if err := o.policy.checkRecipients(env.To); err != nil {
+	env, err := o.checkRecipients(m, "the message")
+	if err != nil {
 		return nil, err
 	}
 	release, err := o.policy.reserve(time.Now())
@@ -100,12 +104,22 @@ func (o *outbox) send(ctx context.Context, m *smtp.Message) (*SendResult, error)
 		}
 		return nil, sendError(err)
 	}
-	out := &SendResult{Success: true, MessageID: m.ID(), Accepted: nonNil(res.Accepted), Rejected: []string{}}
-	for _, r := range res.Rejected {
-		out.Rejected = append(out.Rejected, r.Address)
-	}
+	out := &SendResult{Success: true, MessageID: m.ID()}
+	out.Accepted, out.AcceptedTotal = boundAddresses(res.Accepted, message.MaxAddresses, false, func(a string) (string, string) { return "", a })
+	out.Rejected, out.RejectedTotal = boundAddresses(res.Rejected, message.MaxAddresses, false, func(r smtp.Rejection) (string, string) { return "", r.Address })
 	out.SentCopy = o.keepCopy(ctx, m)
 	return out, nil
+}
+
+// checkRecipients applies the recipient rules of every sending path to m:
+// at most maxRecipients, each one on the allow-list; what names the
+// message in the error. It returns m's envelope.
+func (o *outbox) checkRecipients(m *smtp.Message, what string) (smtp.Envelope, error) {
+	if err := checkRecipientCount(m, what); err != nil {
+		return smtp.Envelope{}, err
+	}
+	env := m.Envelope()
+	return env, o.policy.checkRecipients(env.To)
 }
 
 // nothingSent reports whether a failed send certainly delivered nothing, so

@@ -21,8 +21,6 @@ type sendArgs struct {
 	ReplyTo  StringList `json:"reply_to"`
 }
 
-const maxRecipients = 100
-
 // sendParams are the arguments send_email and send_email_with_attachments share.
 func sendParams() []mcp.ToolOption {
 	return []mcp.ToolOption{
@@ -70,8 +68,10 @@ func (o *outbox) compose(a sendArgs) (*smtp.Message, error) {
 	if a.Subject == nil || a.Body == nil {
 		return nil, invalidArg("subject and body are required")
 	}
-	if len(a.To)+len(a.Cc)+len(a.Bcc) > maxRecipients {
-		return nil, invalidArg("at most %d recipients in all", maxRecipients)
+	if n := len(a.To) + len(a.Cc) + len(a.Bcc); n > maxRecipients {
+		// Refused before parsing: every string but an empty group holds
+		// at least one address. checkRecipientCount counts them after.
+		return nil, invalidArg("%d recipients in to, cc and bcc; at most %d in all", n, maxRecipients)
 	}
 	from, err := o.from(a.FromName)
 	if err != nil {
@@ -88,7 +88,10 @@ func (o *outbox) compose(a sendArgs) (*smtp.Message, error) {
 			return nil, err
 		}
 	}
-	return m, nil
+	if len(m.ReplyTo) > maxReplyTo {
+		return nil, invalidArg("reply_to has %d addresses; at most %d", len(m.ReplyTo), maxReplyTo)
+	}
+	return m, checkRecipientCount(m, "the message")
 }
 
 func parseAddresses(name string, in []string) ([]smtp.Address, error) {

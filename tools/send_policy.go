@@ -1,14 +1,50 @@
 package tools
 
 import (
+	"fmt"
 	"math"
 	"strings"
 	"time"
+
+	"github.com/email-mcp/email-mcp/smtp"
 )
 
 // sendLimitsNote tells the model about the guardrails in each send tool's
 // description.
-const sendLimitsNote = " The server may restrict recipients (RECIPIENT_NOT_ALLOWED: nothing is sent) and cap sends per hour (RATE_LIMITED with retry_after_seconds)."
+const sendLimitsNote = " At most 100 recipients (to, cc and bcc together, counted in addresses). The server may restrict recipients (RECIPIENT_NOT_ALLOWED: nothing is sent) and cap sends per hour (RATE_LIMITED with retry_after_seconds)."
+
+// maxRecipients bounds the recipients of one message on every path that
+// submits mail (send_email, send_email_with_attachments, reply_email): To,
+// Cc and Bcc together, counted in addresses once parsed, so that a
+// comma-separated list or a group in one string counts each of its
+// members. A reply counts its recipients after de-duplication.
+const maxRecipients = 100
+
+// recipientHint completes the count error of a reply, whose recipients
+// the original chose.
+var recipientHint = map[string]string{
+	"the reply": "; they come from the original's Reply-To (else From) and, with reply_all, its To and Cc: " +
+		"to answer some of them, use send_email with the recipients you choose",
+}
+
+// maxReplyTo bounds the Reply-To addresses of send_email, also once parsed.
+const maxReplyTo = 10
+
+// recipientCount is the number of addresses in m's To, Cc and Bcc.
+func recipientCount(m *smtp.Message) int { return len(m.To) + len(m.Cc) + len(m.Bcc) }
+
+// checkRecipientCount refuses a message with more than maxRecipients
+// addresses, naming the count; what says whose they are ("the message",
+// "the reply").
+func checkRecipientCount(m *smtp.Message, what string) error {
+	n := recipientCount(m)
+	if n <= maxRecipients {
+		return nil
+	}
+	return &Error{Code: CodeInvalidArgument,
+		Message: fmt.Sprintf("%s has %d recipients; at most %d in all (to, cc and bcc): nothing was sent", what, n, maxRecipients) + recipientHint[what],
+		Details: map[string]any{"recipients": n, "max_recipients": maxRecipients}}
+}
 
 // sendPolicy is the guardrail of the send tools for unattended agents: whom
 // mail may go to (SEND_ALLOWED_RECIPIENTS) and how much may go out per hour
@@ -23,20 +59,22 @@ type sendPolicy struct {
 }
 
 // newSendPolicy prepares the allow-list (entries as config checked them:
-// a@b.example, b.example or *.b.example) and the hourly cap.
+// a@b.example, b.example or *.b.example) and the hourly cap. Entries and
+// recipients are compared by smtp.Key: any case, an IDN domain the same as
+// its punycode.
 func newSendPolicy(allowed []string, perHour int) *sendPolicy {
 	p := &sendPolicy{exact: map[string]bool{}, domains: map[string]bool{}, perHour: perHour}
 	for _, a := range allowed {
 		a = strings.ToLower(strings.TrimSpace(a))
 		switch {
 		case strings.HasPrefix(a, "*."):
-			p.parents = append(p.parents, a[1:])
+			p.parents = append(p.parents, "."+smtp.DomainKey(a[2:]))
 		case strings.HasPrefix(a, "@"):
-			p.domains[a[1:]] = true
+			p.domains[smtp.DomainKey(a[1:])] = true
 		case strings.Contains(a, "@"):
-			p.exact[a] = true
+			p.exact[smtp.Key(a)] = true
 		case a != "":
-			p.domains[a] = true
+			p.domains[smtp.DomainKey(a)] = true
 		}
 	}
 	return p
@@ -52,7 +90,7 @@ func (p *sendPolicy) allowed(addr string) bool {
 	if !p.restricted() {
 		return true
 	}
-	a := strings.ToLower(addr)
+	a := smtp.Key(addr)
 	if p.exact[a] {
 		return true
 	}
@@ -73,7 +111,9 @@ func (p *sendPolicy) allowed(addr string) bool {
 }
 
 // checkRecipients refuses the whole send when any recipient is not allowed,
-// naming those recipients (the agent chose them; they are no secret).
+// naming those recipients (the agent chose them, or they came from the
+// message it answers: they are no secret), the first maxNamed in the text
+// and all of them in refused.
 func (p *sendPolicy) checkRecipients(rcpts []string) error {
 	var refused []string
 	for _, r := range rcpts {
@@ -84,10 +124,17 @@ func (p *sendPolicy) checkRecipients(rcpts []string) error {
 	if len(refused) == 0 {
 		return nil
 	}
+	named := strings.Join(refused[:min(len(refused), maxNamed)], ", ")
+	if len(refused) > maxNamed {
+		named += fmt.Sprintf(" and %d more", len(refused)-maxNamed)
+	}
 	return &Error{Code: CodeRecipientNotAllowed,
-		Message: "not on the server's recipient allow-list (SEND_ALLOWED_RECIPIENTS): " + strings.Join(refused, ", ") + "; nothing was sent",
+		Message: "not on the server's recipient allow-list (SEND_ALLOWED_RECIPIENTS): " + named + "; nothing was sent",
 		Details: map[string]any{"refused": refused}}
 }
+
+// maxNamed is how many refused recipients an error's text names.
+const maxNamed = 10
 
 // reserve takes one send from the hourly budget. release gives it back when
 // the send failed (nothing was delivered). Over the cap the error is

@@ -8,16 +8,20 @@ import (
 	"time"
 )
 
-func TestIsLoopbackHost(t *testing.T) {
+// TestLoopbackHosts checks the guard's host rule (netaddr.IsLoopback):
+// "localhost." and zones of other addresses are not this machine.
+func TestLoopbackHosts(t *testing.T) {
 	for _, tc := range []struct {
-		host string
+		addr string
 		want bool
 	}{
-		{"127.0.0.1", true}, {"127.8.9.10", true}, {"::1", true}, {"[::1]", true}, {"localhost", true}, {"LOCALHOST.", true},
-		{"fe80::1%lo", false}, {"10.0.0.1", false}, {"example.com", false}, {"localhost.example.com", false}, {"", false}, {"0.0.0.0", false},
+		{"127.0.0.1:1", true}, {"127.8.9.10:1", true}, {"[::1]:1", true}, {"[::1%lo]:1", true}, {"localhost:1", true}, {"LOCALHOST:1", true},
+		{"LOCALHOST.:1", false}, {"127.0.0.1.:1", false}, {"[fe80::1%lo]:1", false}, {"10.0.0.1:1", false}, {"example.com:1", false},
+		{"localhost.example.com:1", false}, {":1", false}, {"0.0.0.0:1", false},
 	} {
-		if got := isLoopbackHost(tc.host); got != tc.want {
-			t.Errorf("isLoopbackHost(%q) = %v, want %v", tc.host, got, tc.want)
+		err := checkAddr("imap-addr", tc.addr, false)
+		if (err == nil) != tc.want || (err != nil && !errors.Is(err, errRemote)) {
+			t.Errorf("checkAddr(%q, false) = %v, want loopback=%v", tc.addr, err, tc.want)
 		}
 	}
 }

@@ -5,25 +5,12 @@ import (
 	"fmt"
 	"net"
 	"net/url"
-	"strings"
+
+	"github.com/email-mcp/email-mcp/internal/netaddr"
 )
 
 // errRemote refuses a target that is not on this machine.
 var errRemote = errors.New("not a loopback address (pass -allow-remote to load another host)")
-
-// isLoopbackHost reports whether host is "localhost" or a loopback IP
-// literal; names other than localhost are not resolved.
-func isLoopbackHost(host string) bool {
-	host = strings.TrimSuffix(strings.Trim(host, "[]"), ".")
-	if strings.EqualFold(host, "localhost") {
-		return true
-	}
-	if i := strings.IndexByte(host, '%'); i >= 0 {
-		host = host[:i]
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
-}
 
 // checkURL accepts an http(s) URL on a loopback host, or any host with
 // allowRemote.
@@ -32,7 +19,7 @@ func checkURL(raw string, allowRemote bool) error {
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return fmt.Errorf("-url %q: want http://host:port/mcp", raw)
 	}
-	if !allowRemote && !isLoopbackHost(u.Hostname()) {
+	if !allowRemote && !netaddr.IsLoopback(u.Hostname()) {
 		return fmt.Errorf("-url %q: %w", raw, errRemote)
 	}
 	return nil
@@ -45,7 +32,7 @@ func checkAddr(flag, addr string, allowRemote bool) error {
 	if err != nil || port == "" {
 		return fmt.Errorf("-%s %q: want host:port", flag, addr)
 	}
-	if !allowRemote && !isLoopbackHost(host) {
+	if !allowRemote && !netaddr.IsLoopback(host) {
 		return fmt.Errorf("-%s %q: %w", flag, addr, errRemote)
 	}
 	return nil

@@ -152,7 +152,9 @@ func TestSlowLoris(t *testing.T) {
 }
 
 // TestConnectionFlood: beyond MCP_MAX_CONNECTIONS new connections get a 503
-// at once (no crash, no queue); once they close, the server serves again.
+// at once (no crash, no queue) while every open one is within its second of
+// grace, or displace an older unauthenticated one (closed); once they
+// close, the server serves again.
 func TestConnectionFlood(t *testing.T) {
 	t.Setenv("MCP_MAX_CONNECTIONS", "32")
 	s := startServe(t)
@@ -202,27 +204,6 @@ func TestConnectionFlood(t *testing.T) {
 	}
 	if !ok {
 		t.Fatal("the server did not serve again after the flood")
-	}
-	s.stop(t)
-}
-
-// TestRateLimitThroughBinary: RATE_LIMIT_PER_MINUTE=1 leaves a burst of 10;
-// the rest get 429 RATE_LIMITED with Retry-After.
-func TestRateLimitThroughBinary(t *testing.T) {
-	t.Setenv("RATE_LIMIT_PER_MINUTE", "1")
-	s := startServe(t)
-	limited := 0
-	for range 15 {
-		status, h, body := s.do(t, "GET", "/mcp/tools", "", keyed)
-		if status == 429 {
-			limited++
-			if h.Get("Retry-After") == "" || !strings.Contains(body, "RATE_LIMITED") {
-				t.Errorf("429 without Retry-After or code: %v %s", h, body)
-			}
-		}
-	}
-	if limited < 5 {
-		t.Errorf("%d of 15 requests limited, want at least 5 beyond the burst of 10", limited)
 	}
 	s.stop(t)
 }

@@ -3,8 +3,11 @@ package main
 import (
 	"fmt"
 	"io"
+	"net"
 	"os"
 	"path/filepath"
+
+	"github.com/email-mcp/email-mcp/attachments"
 )
 
 // printBanner prints, once, what a sandbox user needs: the endpoint, the key
@@ -25,6 +28,18 @@ func printBanner(w io.Writer, a *app, base, key string, generated bool) {
 	if a.cfg.EmailDataDir != "" {
 		persist = "stored in " + a.cfg.EmailDataDir
 	}
+	workspace, kept := "off", ""
+	if a.files != nil {
+		workspace = filepath.Join(a.baseDir, filepath.FromSlash(attachments.WorkspaceDir)) + string(filepath.Separator)
+		switch {
+		case a.tempBase != "":
+			kept = "temporary: removed on exit; set EMAIL_BASE_DIR or EMAIL_DATA_DIR to keep it"
+		case a.cfg.EmailBaseDir != "":
+			kept = "EMAIL_BASE_DIR"
+		default:
+			kept = "kept in EMAIL_DATA_DIR"
+		}
+	}
 	exe := "email-mcp"
 	if p, err := os.Executable(); err == nil && !isTempBuild(p) {
 		exe = p
@@ -36,8 +51,12 @@ email-mcp sandbox is running: a local mail server, nothing is sent to the outsid
   MCP (legacy SSE)       %[1]s/sse
   API key                %[2]s
   Sandbox SMTP           %[3]s   (accepts mail for any address; no auth needed)
-  Sandbox IMAP           %[4]s   (user "sandbox")
+  Sandbox IMAP           %[4]s   (user "%[11]s", %[12]s)
   Mail is                %[5]s
+  Attachments            %[13]s   (%[14]s)
+                         put report.pdf in its uploads/ folder, then send it with
+                         attachment_paths: ["attachments/email/uploads/report.pdf"];
+                         download_attachment saves into downloads/
 
 Claude Code:
   claude mcp add --transport http email %[1]s/mcp --header "X-API-Key: %[6]s"
@@ -58,7 +77,18 @@ curl:
 Send a test mail into the sandbox:
   python3 -c 'import smtplib; smtplib.SMTP("%[8]s", %[9]s, local_hostname="localhost").sendmail("app@example.test", ["me@example.test"], "From: app@example.test\r\nTo: me@example.test\r\nSubject: hello\r\n\r\nYour code is 123456\r\n")'
 
-`, base, keyLine, smtpAddr, a.sandbox.IMAPAddr(), persist, shownKey, exe, hostOf(smtpAddr), portOf(smtpAddr), jsonKey)
+`, base, keyLine, smtpAddr, a.sandbox.IMAPAddr(), persist, shownKey, exe, hostOf(smtpAddr), portOf(smtpAddr), jsonKey,
+		a.sandbox.Username(), sandboxLogin(a.sandbox.IMAPAddr(), a.sandboxPassword), workspace, kept)
+}
+
+// sandboxLogin shows the sandbox's generated IMAP password, so that a mail
+// client can look into the sandbox, when only this machine can reach it.
+func sandboxLogin(imapAddr, password string) string {
+	host := hostOf(imapAddr)
+	if ip := net.ParseIP(host); host != "localhost" && (ip == nil || !ip.IsLoopback()) {
+		return "password not shown: DEV_IMAP_ADDR is not a loopback address"
+	}
+	return fmt.Sprintf("password %q: generated for this run", password)
 }
 
 // isTempBuild reports a binary built by `go run` (in a temp dir), whose path

@@ -4,7 +4,7 @@
 //	email-mcp [serve]   HTTP server: Streamable HTTP at /mcp, legacy SSE at /sse
 //	email-mcp stdio     MCP over stdin/stdout, for desktop clients
 //	email-mcp check     connect with the configuration and print a diagnosis
-//	email-mcp version   print the version
+//	email-mcp version   print the version (also --version, -v)
 //
 // With no IMAP_HOST configured it runs an embedded sandbox mail server
 // (IMAP + catch-all SMTP on loopback) and points the tools at it.
@@ -55,7 +55,7 @@ const usage = `Usage: email-mcp [serve|stdio|check|version] [--env-file PATH]
   serve     HTTP server (default): /mcp, /sse, /mcp/tools, /mcp/call, /health, /ready
   stdio     MCP over stdin/stdout for desktop clients (no API key; logs on stderr)
   check     connect to IMAP and SMTP with the configuration and print a diagnosis
-  version   print the version
+  version   print the version (also --version, -v)
 
   --env-file PATH   read variables from PATH (default: ./.env when present);
                     real environment variables win over the file
@@ -98,7 +98,10 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 
 func parseArgs(args []string, stderr io.Writer) (cmd, envFile string, explicit bool, err error) {
 	cmd = "serve"
-	if len(args) > 0 && len(args[0]) > 0 && args[0][0] != '-' {
+	switch {
+	case len(args) > 0 && isVersionFlag(args[0]):
+		cmd, args = "version", args[1:] // email-mcp --version, as most tools take it
+	case len(args) > 0 && len(args[0]) > 0 && args[0][0] != '-':
 		cmd, args = args[0], args[1:]
 	}
 	switch cmd {
@@ -119,6 +122,12 @@ func parseArgs(args []string, stderr io.Writer) (cmd, envFile string, explicit b
 	}
 	fs.Visit(func(f *flag.Flag) { explicit = explicit || f.Name == "env-file" })
 	return cmd, envFile, explicit, nil
+}
+
+// isVersionFlag reports --version, -version and -v, which mean the version
+// command.
+func isVersionFlag(arg string) bool {
+	return arg == "--version" || arg == "-version" || arg == "-v"
 }
 
 // configErrorLines splits a joined configuration error into one line per

@@ -79,24 +79,33 @@ func buildHTTP(a *app, key string, log *slog.Logger) (*tools.HTTP, error) {
 	if err != nil {
 		return nil, err
 	}
-	limit := auth.RateLimit(a.cfg.RateLimitPerMinute)
-	guard := func(h http.Handler) http.Handler { return mw(limit(h)) }
-	return a.tools.Handler(tools.HTTPOptions{Auth: guard, Ready: a.readyChecks(), BasePath: basePath})
+	return a.tools.Handler(tools.HTTPOptions{Auth: mw, Ready: a.readyChecks(), BasePath: basePath,
+		BodyTimeout: bodyTimeout, Admitted: markAuthenticated})
 }
 
 // readHeaderTimeout bounds how long a client may take to send its request
 // headers (slow-loris); a variable so that a test can shorten it.
 var readHeaderTimeout = 10 * time.Second
 
+// bodyTimeout bounds how long a request body may take once the headers are
+// in (plus time for its size at tools' minimum rate); a variable so that a
+// test can shorten it.
+var bodyTimeout = 10 * time.Second
+
 // newHTTPServer sets the timeouts: headers must arrive quickly (slow-loris),
-// idle keep-alive connections are closed, and there is no WriteTimeout,
-// which would cut SSE streams and long waits.
+// bodies too (tools.HTTPOptions.BodyTimeout, per request: ReadTimeout would
+// cancel long waits), idle keep-alive connections are closed, and there is
+// no WriteTimeout, which would cut SSE streams and long waits. ConnState and
+// ConnContext tell the connection limit which connections are idle and which
+// have authenticated.
 func newHTTPServer(h http.Handler, log *slog.Logger) *http.Server {
 	return &http.Server{
 		Handler:           h,
 		ReadHeaderTimeout: readHeaderTimeout,
 		IdleTimeout:       120 * time.Second,
 		MaxHeaderBytes:    64 << 10,
+		ConnState:         trackConnState,
+		ConnContext:       withConn,
 		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelDebug),
 	}
 }
@@ -148,6 +157,27 @@ func trimSlash(s string) string {
 		s = s[:len(s)-1]
 	}
 	return s
+}
+
+// limiterClock is the clock of the per-key call limit; a variable so that a
+// test can freeze it and count exactly.
+var limiterClock = time.Now
+
+// callLimit is RATE_LIMIT_PER_MINUTE as tools.Options.CallLimit: tool calls
+// per API key. A call without a key id (stdio, where no key exists) is not
+// limited.
+func callLimit(perMinute int) func(context.Context) time.Duration {
+	l := auth.NewLimiter(auth.LimiterOptions{PerMinute: perMinute, Now: limiterClock})
+	if l == nil {
+		return nil
+	}
+	return func(ctx context.Context) time.Duration {
+		id, ok := auth.KeyID(ctx)
+		if !ok {
+			return 0
+		}
+		return l.Take(id)
+	}
 }
 
 // callerID is the id of the API key that authenticated the request.

@@ -11,6 +11,8 @@ import (
 	"io/fs"
 	"log/slog"
 	"net"
+	"os"
+	"path/filepath"
 	"strconv"
 	"time"
 
@@ -27,10 +29,17 @@ type app struct {
 	cfg     *config.Config
 	log     *slog.Logger
 	sandbox *devmail.Server        // nil with a real account
-	files   *attachments.Workspace // nil without EMAIL_BASE_DIR
+	files   *attachments.Workspace // nil without EMAIL_BASE_DIR (outside the sandbox)
 	mail    *imap.Client
 	sender  *smtp.Sender // nil without SMTP_HOST (read-only)
 	tools   *tools.Server
+
+	// sandboxPassword is the sandbox's IMAP password, generated for this
+	// run: the banner shows it so that a mail client can look in.
+	sandboxPassword string
+	// baseDir is the attachments base (EMAIL_BASE_DIR, or the sandbox's
+	// own); tempBase is set when it is a temporary one that Close removes.
+	baseDir, tempBase string
 }
 
 // newLogger makes the one logger of the process; it writes to w (stderr).
@@ -64,7 +73,7 @@ func newApp(ctx context.Context, cfg *config.Config, log *slog.Logger, so sandbo
 		if err != nil {
 			return nil, err
 		}
-		a.sandbox = sb
+		a.sandbox, a.sandboxPassword = sb, password
 		imapOpts, smtpOpts = sandboxAdapters(sb, password)
 	} else {
 		var err error
@@ -76,16 +85,9 @@ func newApp(ctx context.Context, cfg *config.Config, log *slog.Logger, so sandbo
 	imapOpts.ActivePoll = cfg.WaitPoll()
 	imapOpts.Logger = log.With("component", "imap")
 	smtpOpts.Logger = log.With("component", "smtp")
-	if cfg.EmailBaseDir != "" {
-		ws, err := attachments.Open(attachments.Options{BaseDir: cfg.EmailBaseDir, MaxFileSize: cfg.MaxAttachmentBytes(), Logger: log.With("component", "attachments")})
-		if err != nil {
-			a.Close()
-			// A configuration error (exit 2): a file where the folder should
-			// be, or no permission, is not fixed by restarting.
-			return nil, &config.VarError{Name: "EMAIL_BASE_DIR", Value: cfg.EmailBaseDir,
-				Reason: fmt.Sprintf("cannot open the attachments workspace: %v", workspaceReason(err))}
-		}
-		a.files = ws
+	if err := a.openWorkspace(); err != nil {
+		a.Close()
+		return nil, err
 	}
 	a.mail = imap.New(imapOpts)
 	deps := tools.Deps{Mail: a.mail, Files: a.files, Sent: a.mail}
@@ -105,6 +107,7 @@ func newApp(ctx context.Context, cfg *config.Config, log *slog.Logger, so sandbo
 		Logger:           log,
 		MaxSearchResults: cfg.MaxSearchResults,
 		CallerID:         callerID,
+		CallLimit:        callLimit(cfg.RateLimitPerMinute),
 	})
 	if err != nil {
 		a.Close()
@@ -112,6 +115,54 @@ func newApp(ctx context.Context, cfg *config.Config, log *slog.Logger, so sandbo
 	}
 	a.tools = ts
 	return a, nil
+}
+
+// openWorkspace opens the attachments workspace: EMAIL_BASE_DIR, or in the
+// sandbox one of its own, so that the attachment tools work on a first run.
+func (a *app) openWorkspace() error {
+	a.baseDir = a.cfg.EmailBaseDir
+	if a.baseDir == "" && a.sandbox != nil {
+		dir, temporary, err := sandboxWorkspace(a.cfg.EmailDataDir)
+		if err != nil {
+			return fmt.Errorf("the sandbox's attachments workspace: %w", err)
+		}
+		a.baseDir = dir
+		if temporary {
+			a.tempBase = dir
+		}
+	}
+	if a.baseDir == "" {
+		return nil
+	}
+	ws, err := attachments.Open(attachments.Options{BaseDir: a.baseDir, MaxFileSize: a.cfg.MaxAttachmentBytes(), Logger: a.log.With("component", "attachments")})
+	if err != nil && a.cfg.EmailBaseDir == "" {
+		return fmt.Errorf("the sandbox's attachments workspace: %w", err)
+	}
+	if err != nil {
+		// A configuration error (exit 2): a file where the folder should
+		// be, or no permission, is not fixed by restarting.
+		return &config.VarError{Name: "EMAIL_BASE_DIR", Value: a.cfg.EmailBaseDir,
+			Reason: fmt.Sprintf("cannot open the attachments workspace: %v", workspaceReason(err))}
+	}
+	a.files = ws
+	a.log.Info("attachments workspace", "dir", filepath.Join(a.baseDir, filepath.FromSlash(attachments.WorkspaceDir)), "temporary", a.tempBase != "")
+	return nil
+}
+
+// sandboxWorkspaceDir is the sandbox's attachments base under EMAIL_DATA_DIR.
+const sandboxWorkspaceDir = "workspace"
+
+// sandboxWorkspace is the attachments base of a sandbox without
+// EMAIL_BASE_DIR: EMAIL_DATA_DIR/workspace when that is set (kept, as the
+// mail is), else a private temporary folder (0700) that Close removes.
+// Never the working directory.
+func sandboxWorkspace(dataDir string) (dir string, temporary bool, err error) {
+	if dataDir != "" {
+		abs, err := filepath.Abs(filepath.Join(dataDir, sandboxWorkspaceDir))
+		return abs, false, err
+	}
+	dir, err = os.MkdirTemp("", "email-mcp-sandbox-")
+	return dir, err == nil, err
 }
 
 // sandboxFrom is the From address of mail sent from the sandbox.
@@ -143,6 +194,11 @@ func (a *app) Close() {
 	}
 	if a.files != nil {
 		_ = a.files.Close()
+	}
+	if a.tempBase != "" {
+		if err := os.RemoveAll(a.tempBase); err != nil {
+			a.log.Warn("remove the sandbox's temporary workspace", "dir", a.tempBase, "err", err)
+		}
 	}
 	if a.sandbox != nil {
 		if err := a.sandbox.Close(); err != nil {

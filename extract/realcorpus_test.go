@@ -1,0 +1,120 @@
+package extract_test
+
+import (
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/email-mcp/email-mcp/extract"
+)
+
+// realCase is one message of testdata/real/cases.json: a default template
+// of an open-source project rendered into a .eml (see testdata/real/README.md).
+type realCase struct {
+	File    string `json:"file"`
+	Project string `json:"project"`
+	Split   string `json:"split"` // "tune" or "holdout"
+	Source  struct {
+		Repo    string `json:"repo"`
+		Path    string `json:"path"`
+		Commit  string `json:"commit"`
+		Version string `json:"version"`
+	} `json:"source"`
+	Expect struct {
+		Code *string `json:"code"`
+		Raw  string  `json:"raw"`
+		Link *string `json:"link"`
+	} `json:"expect"`
+	Note string `json:"note"`
+}
+
+func loadRealCorpus(t *testing.T) []realCase {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("testdata", "real", "cases.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cases []realCase
+	if err := json.Unmarshal(b, &cases); err != nil {
+		t.Fatalf("cases.json: %v", err)
+	}
+	return cases
+}
+
+// holdoutDetail prints the misses of the holdout half. Off by default: the
+// holdout half is measured, never tuned on, so its cases stay unread.
+var holdoutDetail = flag.Bool("holdout-detail", false, "list the misses of the holdout half of testdata/real")
+
+// Goals of issue 13, for codes and links alike.
+const (
+	goalPrecision = 0.98
+	goalRecall    = 0.97
+)
+
+// TestRealCorpus measures precision and recall, OTP and link, on each half
+// of the corpus of real templates (go test ./extract -run TestRealCorpus -v).
+// Every miss of the tune half fails the test. The holdout half is never
+// tuned on: its figures are reported against the goals of issue 13, and its
+// misses are listed only with -holdout-detail.
+func TestRealCorpus(t *testing.T) {
+	cases := loadRealCorpus(t)
+	otp := map[string]*tally{"tune": {}, "holdout": {}}
+	link := map[string]*tally{"tune": {}, "holdout": {}}
+	for _, c := range cases {
+		if c.Source.Repo == "" || c.Source.Path == "" || c.Source.Commit == "" && c.Source.Version == "" {
+			t.Errorf("%s: source must name repo, path and commit or version", c.File)
+		}
+		st, ok := otp[c.Split]
+		if !ok {
+			t.Fatalf("%s: split %q, want tune or holdout", c.File, c.Split)
+		}
+		raw, err := os.ReadFile(filepath.Join("testdata", "real", c.File))
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := decodeMIME(t, string(raw))
+		want := ""
+		if c.Expect.Code != nil {
+			want = *c.Expect.Code
+		}
+		miss := func(format string, args ...any) {
+			switch {
+			case c.Split == "tune":
+				t.Errorf("%s: %s", c.File, fmt.Sprintf(format, args...))
+			case *holdoutDetail:
+				t.Logf("holdout %s: %s", c.File, fmt.Sprintf(format, args...))
+			}
+		}
+		got, found := extract.BestOTP(m)
+		if !st.add(want, got.Code, found) {
+			miss("BestOTP = %+v, %v; want %q\ncandidates: %+v", got, found, want, extract.OTPs(m))
+		} else if found && c.Expect.Raw != "" && got.Raw != c.Expect.Raw {
+			miss("BestOTP().Raw = %q, want %q", got.Raw, c.Expect.Raw)
+		}
+		wantLink := ""
+		if c.Expect.Link != nil {
+			wantLink = *c.Expect.Link
+		}
+		l, found := extract.BestLink(m)
+		if !link[c.Split].add(wantLink, l.URL, found) {
+			miss("BestLink = %+v, %v; want %q\nlinks: %+v", l, found, wantLink, extract.Links(m))
+		}
+	}
+	for _, split := range []string{"tune", "holdout"} {
+		t.Logf("%-7s OTP:  %v", split, otp[split])
+		t.Logf("%-7s link: %v", split, link[split])
+	}
+	for _, split := range []string{"tune", "holdout"} {
+		for _, st := range []struct {
+			what string
+			t    *tally
+		}{{"OTP", otp[split]}, {"link", link[split]}} {
+			if p, r := st.t.ratios(); p < goalPrecision || r < goalRecall {
+				t.Logf("%s %s below the goal (precision >= %.2f, recall >= %.2f)", split, st.what, goalPrecision, goalRecall)
+			}
+		}
+	}
+}
