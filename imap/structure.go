@@ -20,6 +20,12 @@ import (
 // of a single-part message, [2 1] for the first child of the second part.
 // The body of a message/rfc822 part at [3] is in Message: its children are
 // [3 1], [3 2]... when it is multipart, and [3 1] is its body when it is not.
+//
+// The tree is bounded (MaxDepth, MaxParts): parts nested deeper, or beyond
+// the first MaxParts, are left out, so that a hostile structure costs at
+// most linear time and memory. A multipart at the depth bound keeps no
+// children and a message/rfc822 part there no Message; Omitted on the root
+// says that something was left out.
 type Part struct {
 	Path              []int
 	Type, Subtype     string            // lower-case: "text", "plain"
@@ -32,7 +38,18 @@ type Part struct {
 	Size              int64             // encoded size in bytes (0 for a multipart)
 	Children          []*Part           // multipart children, in order
 	Message           *Part             // message/rfc822: the structure of its body
+	Omitted           bool              // root only: parts beyond MaxDepth or MaxParts were left out
 }
+
+// Bounds of the part tree structureOf builds, the same as message's for the
+// bodies it parses: no real mail comes near them.
+const (
+	// MaxDepth is the nesting of multiparts and forwarded messages
+	// followed below the message itself.
+	MaxDepth = 32
+	// MaxParts is the number of parts converted, in all.
+	MaxParts = 1000
+)
 
 // MediaType returns "type/subtype".
 func (p *Part) MediaType() string { return p.Type + "/" + p.Subtype }
@@ -107,53 +124,89 @@ func (p *Part) Find(path []int) *Part {
 }
 
 // structureOf converts the body structure of the message at root (nil for
-// the message itself, the path of a message/rfc822 part for a nested one).
+// the message itself, the path of a message/rfc822 part for a nested one),
+// within MaxDepth and MaxParts.
 func structureOf(bs goimap.BodyStructure, root []int) *Part {
-	switch b := bs.(type) {
+	var b builder
+	p := b.structure(bs, slices.Clip(slices.Clone(root)), 0)
+	if p != nil {
+		p.Omitted = b.omitted
+	}
+	return p
+}
+
+// builder converts one BODYSTRUCTURE, counting parts. Each part copies its
+// parent's path once (at most MaxDepth+1 numbers), so the cost is linear
+// in the number of parts.
+type builder struct {
+	parts   int
+	omitted bool
+}
+
+// child is path with n appended, in a new array: siblings never share one.
+func child(path []int, n int) []int {
+	return append(path[:len(path):len(path)], n)
+}
+
+func (b *builder) structure(bs goimap.BodyStructure, path []int, depth int) *Part {
+	switch x := bs.(type) {
 	case *goimap.BodyStructureMultiPart:
-		return multipartOf(b, slices.Clone(root))
+		return b.multipart(x, path, depth)
 	case *goimap.BodyStructureSinglePart:
-		return singlePartOf(b, append(slices.Clone(root), 1))
+		return b.singlePart(x, child(path, 1), depth)
 	default:
 		return nil
 	}
 }
 
-func multipartOf(b *goimap.BodyStructureMultiPart, path []int) *Part {
-	p := &Part{Path: path, Type: "multipart", Subtype: strings.ToLower(b.Subtype)}
-	if b.Extended != nil {
-		p.Params = decodeParams(b.Extended.Params)
-		setDisposition(p, b.Extended.Disposition)
+func (b *builder) multipart(mp *goimap.BodyStructureMultiPart, path []int, depth int) *Part {
+	b.parts++
+	p := &Part{Path: path, Type: "multipart", Subtype: strings.ToLower(mp.Subtype)}
+	if mp.Extended != nil {
+		p.Params = decodeParams(mp.Extended.Params)
+		setDisposition(p, mp.Extended.Disposition)
 	}
-	for i, ch := range b.Children {
-		cp := append(slices.Clone(path), i+1)
+	if depth >= MaxDepth && len(mp.Children) > 0 {
+		b.omitted = true
+		return p
+	}
+	for i, ch := range mp.Children {
+		if b.parts >= MaxParts {
+			b.omitted = true
+			break
+		}
 		switch c := ch.(type) {
 		case *goimap.BodyStructureMultiPart:
-			p.Children = append(p.Children, multipartOf(c, cp))
+			p.Children = append(p.Children, b.multipart(c, child(path, i+1), depth+1))
 		case *goimap.BodyStructureSinglePart:
-			p.Children = append(p.Children, singlePartOf(c, cp))
+			p.Children = append(p.Children, b.singlePart(c, child(path, i+1), depth+1))
 		}
 	}
 	return p
 }
 
-func singlePartOf(b *goimap.BodyStructureSinglePart, path []int) *Part {
+func (b *builder) singlePart(sp *goimap.BodyStructureSinglePart, path []int, depth int) *Part {
+	b.parts++
 	p := &Part{
 		Path:     path,
-		Type:     strings.ToLower(b.Type),
-		Subtype:  strings.ToLower(b.Subtype),
-		Params:   decodeParams(b.Params),
-		ID:       contentID(b.ID),
-		Encoding: strings.ToLower(b.Encoding),
-		Size:     int64(b.Size),
+		Type:     strings.ToLower(sp.Type),
+		Subtype:  strings.ToLower(sp.Subtype),
+		Params:   decodeParams(sp.Params),
+		ID:       contentID(sp.ID),
+		Encoding: strings.ToLower(sp.Encoding),
+		Size:     int64(sp.Size),
 	}
-	setDisposition(p, b.Disposition())
+	setDisposition(p, sp.Disposition())
 	p.Filename = p.DispositionParams["filename"]
 	if p.Filename == "" {
 		p.Filename = p.Params["name"]
 	}
-	if m := b.MessageRFC822; m != nil && m.BodyStructure != nil {
-		p.Message = structureOf(m.BodyStructure, path)
+	if m := sp.MessageRFC822; m != nil && m.BodyStructure != nil {
+		if depth >= MaxDepth || b.parts >= MaxParts {
+			b.omitted = true
+		} else {
+			p.Message = b.structure(m.BodyStructure, path, depth+1)
+		}
 	}
 	return p
 }
@@ -249,7 +302,8 @@ func decodeWords(s string) string {
 // was 5% of a search's CPU). Parameters that need decoding (RFC 2231 keys,
 // RFC 2047 words), where a name could decode to nothing, take the long way.
 func hasAttachments(bs goimap.BodyStructure) bool {
-	has, ok := quickAttachments(bs)
+	var q quickWalk
+	has, ok := q.walk(bs, 0, false)
 	if !ok {
 		return structureOf(bs, nil).HasAttachments()
 	}
@@ -259,36 +313,69 @@ func hasAttachments(bs goimap.BodyStructure) bool {
 // quickAttachments answers hasAttachments, or ok=false when a parameter it
 // would look at needs decoding.
 func quickAttachments(bs goimap.BodyStructure) (has, ok bool) {
+	var q quickWalk
+	return q.walk(bs, 0, false)
+}
+
+// quickWalk visits the parts in the order builder converts them and counts
+// them the same way, so that it stops at the same bounds (MaxDepth,
+// MaxParts) and agrees with the Part tree.
+type quickWalk struct{ parts int }
+
+// walk answers for bs at depth; with countOnly (the inside of a forwarded
+// message, which is one attachment) it only counts the parts.
+func (q *quickWalk) walk(bs goimap.BodyStructure, depth int, countOnly bool) (has, ok bool) {
 	switch b := bs.(type) {
 	case *goimap.BodyStructureMultiPart:
+		q.parts++
+		if depth >= MaxDepth {
+			return false, true
+		}
 		for _, ch := range b.Children {
-			if has, ok := quickAttachments(ch); !ok || has {
+			if q.parts >= MaxParts {
+				break
+			}
+			if has, ok := q.walk(ch, depth+1, countOnly); !ok || has {
 				return has, ok
 			}
 		}
 		return false, true
 	case *goimap.BodyStructureSinglePart:
-		if strings.EqualFold(b.Type, "multipart") { // a multipart without children (Part.collect)
+		q.parts++
+		forwarded := false
+		if m := b.MessageRFC822; m != nil && m.BodyStructure != nil && depth < MaxDepth && q.parts < MaxParts {
+			forwarded = true
+			q.walk(m.BodyStructure, depth+1, true)
+		}
+		if countOnly {
 			return false, true
 		}
-		var disposition string
-		var dparams map[string]string
-		if d := b.Disposition(); d != nil {
-			disposition, dparams = d.Value, d.Params
-		}
-		disposition, typ := strings.ToLower(disposition), strings.ToLower(b.Type)
-		filename, ok := plainParam(dparams, "filename")
-		if ok && filename == "" {
-			filename, ok = plainParam(b.Params, "name")
-		}
-		if !ok {
-			return false, false
-		}
-		forwarded := typ == "message" && b.MessageRFC822 != nil && b.MessageRFC822.BodyStructure != nil
-		return offeredAsFile(typ, disposition, filename, forwarded) && !embedded(contentID(b.ID), disposition), true
+		return quickSinglePart(b, forwarded)
 	default:
 		return false, true
 	}
+}
+
+// quickSinglePart answers for one single part.
+func quickSinglePart(b *goimap.BodyStructureSinglePart, forwarded bool) (has, ok bool) {
+	if strings.EqualFold(b.Type, "multipart") { // a multipart without children (Part.collect)
+		return false, true
+	}
+	var disposition string
+	var dparams map[string]string
+	if d := b.Disposition(); d != nil {
+		disposition, dparams = d.Value, d.Params
+	}
+	disposition, typ := strings.ToLower(disposition), strings.ToLower(b.Type)
+	filename, ok := plainParam(dparams, "filename")
+	if ok && filename == "" {
+		filename, ok = plainParam(b.Params, "name")
+	}
+	if !ok {
+		return false, false
+	}
+	forwarded = forwarded && typ == "message"
+	return offeredAsFile(typ, disposition, filename, forwarded) && !embedded(contentID(b.ID), disposition), true
 }
 
 // plainParam returns the parameter name (any case) of params when it needs

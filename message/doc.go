@@ -37,6 +37,7 @@
 // "text (url)", tables become rows with " | " between cells, and invisible
 // content (script, style, head, comments, display:none preheaders, tracking
 // pixels) is dropped. [CleanText] removes invisible and bidi control
-// characters that could hide text from a human reviewer, and [Window] cuts a
+// characters that could hide text from a human reviewer ([CleanLine] for one
+// line, [CleanURL] percent-encodes them in a link), and [Window] cuts a
 // long body into chunks by rune offsets for the max_chars/offset arguments.
 package message

@@ -31,6 +31,8 @@ targets="
 ./tools FuzzBindArgs 60000
 ./tools FuzzToolCall 20000
 ./tools FuzzResultBounds 3000
+./message FuzzClean 100000
+./tools FuzzCleanJSON 60000
 "
 total=0
 log=$(mktemp)

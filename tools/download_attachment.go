@@ -8,11 +8,13 @@ import (
 	"io"
 	"mime"
 	"mime/quotedprintable"
+	"strings"
 
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/email-mcp/email-mcp/attachments"
 	"github.com/email-mcp/email-mcp/imap"
+	"github.com/email-mcp/email-mcp/message"
 )
 
 // DownloadResult is download_attachment's result.
@@ -84,6 +86,9 @@ func downloadAttachment(ctx context.Context, mail Mailbox, files *attachments.Wo
 	if name == "" {
 		name = defaultName(part, *args.AttachmentIndex)
 	}
+	// The file is saved under the name that is returned: cleaned first, as
+	// every returned string is (clean.go), or file_path would name no file.
+	name, _ = message.CleanLine(name)
 	dl, err := files.Create(name, -1)
 	if err != nil {
 		return nil, err
@@ -101,7 +106,7 @@ func downloadAttachment(ctx context.Context, mail Mailbox, files *attachments.Wo
 	}
 	return &DownloadResult{
 		FilePath: f.Path, Filename: f.Name, OriginalFilename: boundName(clean(part.Filename)),
-		ContentType: boundContentType(part.MediaType()), SizeBytes: f.Size, AttachmentIndex: *args.AttachmentIndex, UID: msg.UID,
+		ContentType: boundContentType(mediaType(part)), SizeBytes: f.Size, AttachmentIndex: *args.AttachmentIndex, UID: msg.UID,
 	}, nil
 }
 
@@ -132,12 +137,36 @@ func defaultName(p *imap.Part, index int) string {
 		return p.Filename
 	}
 	ext := ".bin"
-	if p.MediaType() == "message/rfc822" {
+	if mediaType(p) == "message/rfc822" {
 		ext = ".eml"
-	} else if exts, _ := mime.ExtensionsByType(p.MediaType()); len(exts) > 0 {
+	} else if exts, _ := mime.ExtensionsByType(mediaType(p)); len(exts) > 0 {
 		ext = exts[0]
 	}
 	return fmt.Sprintf("attachment-%d%s", index, ext)
+}
+
+// mediaType is the part's type/subtype, or application/octet-stream when
+// either is empty or not an RFC 2045 token: a server passes on what the
+// mail says, and a hostile one says anything ("x-evil\x1b; name*=...").
+func mediaType(p *imap.Part) string {
+	if !isToken(p.Type) || !isToken(p.Subtype) {
+		return "application/octet-stream"
+	}
+	return p.MediaType()
+}
+
+// isToken reports an RFC 2045 token: printable ASCII but for space and
+// tspecials.
+func isToken(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c <= ' ' || c >= 0x7f || strings.IndexByte(`()<>@,;:\"/[]?=`, c) >= 0 {
+			return false
+		}
+	}
+	return true
 }
 
 func downloadError(err error, folder string, uid uint32) error {

@@ -15,7 +15,7 @@ type AttachmentInfo struct {
 	Index       int    `json:"index" jsonschema:"0-based: download_attachment's attachment_index"`
 	Filename    string `json:"filename" jsonschema:"file name as the sender gave it (untrusted)"`
 	ContentType string `json:"content_type"`
-	SizeBytes   int64  `json:"size_bytes" jsonschema:"approximate decoded size"`
+	SizeBytes   int64  `json:"size_bytes" jsonschema:"decoded size, as download_attachment saves it; estimated only for a base64 or quoted-printable attachment beyond the first MiB of the message (base64: within 2 bytes for the usual lines of 76 characters; quoted-printable: at most this)"`
 	Inline      bool   `json:"inline" jsonschema:"shown inside the body (e.g. an embedded image) rather than offered as a file"`
 }
 
@@ -38,7 +38,7 @@ type ReadResult struct {
 	BodyHTML   *string          `json:"body_html,omitempty" jsonschema:"untrusted HTML, same window (format html or both)"`
 	Truncated  bool             `json:"truncated" jsonschema:"more body follows: call again with offset=next_offset"`
 	NextOffset *int             `json:"next_offset,omitempty"`
-	Hidden     bool             `json:"hidden_characters_removed,omitempty" jsonschema:"invisible or bidi control characters were removed from the text"`
+	Hidden     bool             `json:"hidden_characters_removed,omitempty" jsonschema:"invisible, bidi or control characters were removed from a field of this result (body or header)"`
 	Incomplete bool             `json:"body_incomplete,omitempty" jsonschema:"the body is longer than email-mcp reads of one text part (8 MiB): it ends early, and no window reaches past that"`
 	Attachment []AttachmentInfo `json:"attachments"`
 	// Bounds (SECURITY.md): what a sender wrote is cut, and these say where.
@@ -246,20 +246,45 @@ func readResult(folder string, msg *imap.Message, hdr message.Header) *ReadResul
 	if n > 0 {
 		out.ReferencesTotal = &n
 	}
-	out.Attachment, out.AttachmentsTotal = attachmentList(msg.Structure)
+	out.Attachment, out.AttachmentsTotal = attachmentList(msg.Structure, msg.Raw, msg.Complete)
 	if len(hdr.InReplyTo) > 0 {
 		out.InReplyTo = boundID(hdr.InReplyTo[0])
 	}
 	if out.Date == "" {
 		out.Date = formatTime(msg.InternalDate)
 	}
+	out.Hidden = hiddenInHeader(hdr, msg.Structure)
 	return out
+}
+
+// hiddenInHeader reports a hidden character in a header field or file
+// name that read_email returns: the bounding functions clean some of them
+// without telling (wrap cleans the rest, and reports it: clean.go).
+func hiddenInHeader(hdr message.Header, root *imap.Part) bool {
+	fields := append([]string{hdr.Subject, hdr.MessageID}, hdr.InReplyTo...)
+	fields = append(fields, hdr.References...)
+	for _, l := range [][]message.Address{hdr.From, hdr.To, hdr.Cc, hdr.ReplyTo} {
+		for _, a := range l {
+			fields = append(fields, a.Name, a.Email)
+		}
+	}
+	if root != nil {
+		for _, p := range root.Attachments() {
+			fields = append(fields, p.Filename)
+		}
+	}
+	for _, f := range fields {
+		if _, removed := message.CleanLine(f); removed {
+			return true
+		}
+	}
+	return false
 }
 
 // window cuts the bodies to one window and fills the truncation fields.
 func window(out *ReadResult, b message.Bodies, format string, offset, maxChars int) {
 	text, hiddenText := message.CleanText(b.Text)
-	out.Hidden = hiddenText
+	out.Hidden = out.Hidden || hiddenText
 	next := -1
 	if format != "html" {
 		chunk, trunc, n := message.Window(text, offset, maxChars)
@@ -282,17 +307,23 @@ func window(out *ReadResult, b message.Bodies, format string, offset, maxChars i
 
 // attachmentList lists the attachments in the order download_attachment
 // indexes them (imap.Part.Attachments is the one source of that order).
-func attachmentList(root *imap.Part) ([]AttachmentInfo, *int) {
+// raw is what was fetched of the message, for exact sizes
+// (attachment_size.go).
+func attachmentList(root *imap.Part, raw []byte, whole bool) ([]AttachmentInfo, *int) {
 	out := []AttachmentInfo{}
 	if root == nil {
 		return out, nil
 	}
 	all := root.Attachments()
 	kept, total := message.BoundList(all, message.MaxAttachments)
+	var bodies map[string][]byte
 	for i, p := range kept {
+		if bodies == nil && (p.Encoding == "base64" || p.Encoding == "quoted-printable") {
+			bodies = rawBodies(raw, whole)
+		}
 		out = append(out, AttachmentInfo{
-			Index: i, Filename: boundName(clean(p.Filename)), ContentType: boundContentType(p.MediaType()),
-			SizeBytes: decodedSize(p), Inline: p.IsEmbedded() || p.Disposition == "inline",
+			Index: i, Filename: boundName(clean(p.Filename)), ContentType: boundContentType(mediaType(p)),
+			SizeBytes: attachmentSize(p, bodies), Inline: p.IsEmbedded() || p.Disposition == "inline",
 		})
 	}
 	if total == 0 {
@@ -310,18 +341,6 @@ func minDecodedSize(p *imap.Part) int64 {
 		return p.Size / 2
 	case "quoted-printable":
 		return p.Size / 4
-	}
-	return p.Size
-}
-
-// decodedSize estimates a part's size after its transfer encoding is undone.
-func decodedSize(p *imap.Part) int64 {
-	switch p.Encoding {
-	case "base64":
-		// 76 characters per line + CRLF carry 57 bytes.
-		return p.Size * 57 / 78
-	case "quoted-printable":
-		return p.Size
 	}
 	return p.Size
 }

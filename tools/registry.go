@@ -201,8 +201,12 @@ func (s *Server) wrap(sp *spec) server.ToolHandlerFunc {
 			out, err = sp.handle(ctx, req)
 		}
 		var text []byte
+		cleaned := false
 		if err == nil {
 			text, err = json.Marshal(out)
+		}
+		if err == nil {
+			text, cleaned = cleanResult(out, text) // see clean.go
 		}
 		if err != nil {
 			te := Classify(err)
@@ -215,7 +219,7 @@ func (s *Server) wrap(sp *spec) server.ToolHandlerFunc {
 			if audited(sp, args) {
 				s.audit(ctx, sp, args, nil, te)
 			}
-			return errorResult(te), nil
+			return errorResult(cleanError(te)), nil
 		}
 		s.logCall(ctx, sp, start, nil)
 		if audited(sp, args) {
@@ -223,6 +227,9 @@ func (s *Server) wrap(sp *spec) server.ToolHandlerFunc {
 		}
 		if res := placeholderResult(ctx, text); res != nil { // /mcp: see splice.go
 			return res, nil
+		}
+		if cleaned {
+			return mcp.NewToolResultStructured(json.RawMessage(text), string(text)), nil
 		}
 		return mcp.NewToolResultStructured(out, string(text)), nil
 	}
