@@ -71,6 +71,7 @@ type replicaSet struct {
 func newReplicas(t *testing.T, n, perHour int) *replicaSet {
 	t.Helper()
 	rs := &replicaSet{acct: mailtest.NewAccount(t), smtp: &capSMTP{}}
+	t.Logf("%d replicas over one account (Dovecot: %v)", n, rs.acct.Dovecot)
 	host, port := serveSMTP(t, gosmtp.NewServer(rs.smtp))
 	for range n {
 		mc := imap.New(imap.Options{Host: rs.acct.Host, Port: rs.acct.Port, Username: rs.acct.Username, Password: rs.acct.Password,
