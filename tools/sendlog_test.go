@@ -1,6 +1,8 @@
 package tools_test
 
 import (
+	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -8,13 +10,17 @@ import (
 	"net/mail"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
+	"time"
 
+	goimap "github.com/emersion/go-imap/v2"
 	gosmtp "github.com/emersion/go-smtp"
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/email-mcp/email-mcp/imap"
+	"github.com/email-mcp/email-mcp/internal/faultproxy"
 	"github.com/email-mcp/email-mcp/internal/mailtest"
 	"github.com/email-mcp/email-mcp/smtp"
 	"github.com/email-mcp/email-mcp/tools"
@@ -296,5 +302,68 @@ func TestNoCapNoRecords(t *testing.T) {
 	l, err := c.List("", "email-mcp-*", nil).Collect()
 	if err != nil || len(l) != 0 {
 		t.Errorf("LIST email-mcp-* = %d folders, %v; want none", len(l), err)
+	}
+}
+
+// TestSendCapHourIsTheServers: the cap counts the records of the last hour
+// by their INTERNALDATE. A record stored two hours ago does not count and is
+// removed; one of 30 minutes ago counts, and the refusal says to come back
+// in about 30 minutes.
+func TestSendCapHourIsTheServers(t *testing.T) {
+	rs := newReplicas(t, 2, 1)
+	rs.acct.CreateFolder(t, "email-mcp-sends")
+	rec := []byte("From: email-mcp <send-records@email-mcp.invalid>\r\nSubject: email-mcp send record (count)\r\nX-Email-Mcp-Send: count old\r\n\r\nx\r\n")
+	old := rs.acct.AppendAt(t, "email-mcp-sends", rec, time.Now().Add(-2*time.Hour))
+	if out := rs.sendAll(t, "send_email", 1, func(int) map[string]any { return mailArgs("bob@example.test", "after old") }); out[0].failed {
+		t.Fatalf("send with a record of two hours ago = %s, want sent", out[0].text)
+	}
+	c := rs.acct.Client(t)
+	if _, err := c.Select("email-mcp-sends", nil).Wait(); err != nil {
+		t.Fatal(err)
+	}
+	found, err := c.UIDSearch(&goimap.SearchCriteria{UID: []goimap.UIDSet{goimap.UIDSetNum(goimap.UID(old))}}, nil).Wait()
+	if err != nil || len(found.AllUIDs()) != 0 {
+		t.Errorf("the record of two hours ago is still there (%v, %v)", found, err)
+	}
+	rs2 := newReplicas(t, 1, 1)
+	rs2.acct.CreateFolder(t, "email-mcp-sends")
+	rs2.acct.AppendAt(t, "email-mcp-sends", rec, time.Now().Add(-30*time.Minute))
+	out := rs2.sendAll(t, "send_email", 1, func(int) map[string]any { return mailArgs("bob@example.test", "after recent") })
+	if wait := out[0].err.RetryAfterSeconds; out[0].err.Code != "RATE_LIMITED" || wait < 1790 || wait > 1810 {
+		t.Errorf("send with a record of 30 minutes ago and a cap of 1 = %s (retry_after_seconds %d), want RATE_LIMITED in about 1800 s", out[0].text, wait)
+	}
+}
+
+// TestIdempotencyKeyMaybeDelivered: a first send whose answer was lost
+// (maybe_delivered) keeps its key: the repeat, with the connection fine
+// again, answers that error with replayed: true and sends nothing.
+func TestIdempotencyKeyMaybeDelivered(t *testing.T) {
+	faultproxy.CheckLeaks(t)
+	e := newSendEnv(t, 1)
+	var cuts atomic.Int32
+	e.proxy.SetHook(func(d faultproxy.Direction, chunk []byte) faultproxy.Verdict {
+		if d == faultproxy.Downstream && bytes.Contains(chunk, []byte("OK: queued")) && cuts.Add(1) == 1 {
+			return faultproxy.Cut
+		}
+		return faultproxy.Forward
+	})
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	args := map[string]any{"to": "bob@example.test", "subject": "lost answer", "body": "hello", "idempotency_key": "lost-1"}
+	for i, want := range []bool{false, true} {
+		outcome, res := e.tool(t, ctx, "send_email", args)
+		var body struct {
+			Error struct {
+				MaybeDelivered bool `json:"maybe_delivered"`
+				Replayed       bool `json:"replayed"`
+			} `json:"error"`
+		}
+		decode(t, res, &body)
+		if outcome != string(tools.CodeConnectionFailed) || !body.Error.MaybeDelivered || body.Error.Replayed != want {
+			t.Errorf("call %d = %s %+v, want CONNECTION_FAILED with maybe_delivered, replayed %v", i, outcome, body.Error, want)
+		}
+	}
+	if n := e.deliveredCount(t, "lost answer"); n != 1 || cuts.Load() != 1 {
+		t.Errorf("%d copies delivered, %d answers seen; want 1, 1 (the repeat sent nothing)", n, cuts.Load())
 	}
 }
