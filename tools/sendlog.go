@@ -235,3 +235,13 @@ func parseRecord(r imap.Record) (parsedRecord, bool) {
 	body, _ := io.ReadAll(m.Body)
 	return parsedRecord{Record: r, kind: kind, header: m.Header, body: body}, kind != ""
 }
+
+// checkRecordFolder refuses to take messages out of a folder of send
+// records: an agent that moved the records away would undo the cap and
+// forget its keys. (Adding messages there only lowers the cap.)
+func checkRecordFolder(folder string) error {
+	if strings.EqualFold(folder, capFolder) || strings.EqualFold(folder, keyFolder) {
+		return invalidArg("folder %q holds email-mcp's send records (SEND_MAX_PER_HOUR, idempotency_key): its messages are not moved", folder)
+	}
+	return nil
+}

@@ -367,3 +367,21 @@ func TestIdempotencyKeyMaybeDelivered(t *testing.T) {
 		t.Errorf("%d copies delivered, %d answers seen; want 1, 1 (the repeat sent nothing)", n, cuts.Load())
 	}
 }
+
+// TestRecordsCannotBeMovedAway: move_email refuses to take a send record
+// out of its folder, which would undo the cap.
+func TestRecordsCannotBeMovedAway(t *testing.T) {
+	rs := newReplicas(t, 1, 1)
+	if out := rs.sendAll(t, "send_email", 1, func(int) map[string]any { return mailArgs("bob@example.test", "one") }); out[0].failed {
+		t.Fatalf("send = %s", out[0].text)
+	}
+	out := rs.sendAll(t, "move_email", 1, func(int) map[string]any {
+		return map[string]any{"uid": 1, "from_folder": "email-mcp-sends", "to_folder": "Trash"}
+	})
+	if out[0].err.Code != "INVALID_ARGUMENT" || !strings.Contains(out[0].text, "send records") {
+		t.Errorf("move_email out of email-mcp-sends = %s, want INVALID_ARGUMENT", out[0].text)
+	}
+	if again := rs.sendAll(t, "send_email", 1, func(int) map[string]any { return mailArgs("bob@example.test", "two") }); again[0].err.Code != "RATE_LIMITED" {
+		t.Errorf("second send with a cap of 1 = %s, want RATE_LIMITED", again[0].text)
+	}
+}
