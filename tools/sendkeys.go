@@ -116,7 +116,15 @@ type storedError struct {
 // result to replay (a value or the replayed error).
 func (l *sendLog) claim(ctx context.Context, tool, hash string) (uint32, any, error) {
 	deadline := time.Now().Add(ownerWait)
-	var mine uint32
+	claimNow := func() (uint32, error) {
+		return l.appendRecord(ctx, keyFolder, kindClaim, []string{keyHeader + ": " + hash, toolHeader + ": " + tool}, nil)
+	}
+	// Claim first, look after: a first send (the usual case) needs one
+	// search; a repeat removes its claim again.
+	mine, err := claimNow()
+	if err != nil {
+		return 0, nil, recordError(err, keyFolder)
+	}
 	for pause := 50 * time.Millisecond; ; pause = min(2*pause, 500*time.Millisecond) {
 		claims, result, err := l.keyRecords(ctx, hash)
 		if err != nil {
@@ -131,7 +139,7 @@ func (l *sendLog) claim(ctx context.Context, tool, hash string) (uint32, any, er
 			return 0, out, err
 		}
 		if mine == 0 && len(claims) == 0 {
-			if mine, err = l.appendRecord(ctx, keyFolder, kindClaim, []string{keyHeader + ": " + hash, toolHeader + ": " + tool}, nil); err != nil {
+			if mine, err = claimNow(); err != nil {
 				return 0, nil, recordError(err, keyFolder)
 			}
 			continue

@@ -74,7 +74,7 @@ type replicaSet struct {
 	clients []*client.Client
 }
 
-func newReplicas(t *testing.T, n, perHour int) *replicaSet {
+func newReplicas(t testing.TB, n, perHour int) *replicaSet {
 	t.Helper()
 	rs := &replicaSet{acct: mailtest.NewAccount(t), smtp: &capSMTP{}}
 	t.Logf("%d replicas over one account (Dovecot: %v)", n, rs.acct.Dovecot)
@@ -383,5 +383,35 @@ func TestRecordsCannotBeMovedAway(t *testing.T) {
 	}
 	if again := rs.sendAll(t, "send_email", 1, func(int) map[string]any { return mailArgs("bob@example.test", "two") }); again[0].err.Code != "RATE_LIMITED" {
 		t.Errorf("second send with a cap of 1 = %s, want RATE_LIMITED", again[0].text)
+	}
+}
+
+// BenchmarkSendRecords is one send_email with and without the mailbox's
+// records: no cap, SEND_MAX_PER_HOUR (a reservation: APPEND, then a
+// synced UID SEARCH and UID FETCH of the hour's records), and a cap with an
+// idempotency_key (a claim and a result record more). Run it with
+// -benchtime 100x: the cap's folder then holds at most 100 records, the
+// default cap.
+func BenchmarkSendRecords(b *testing.B) {
+	for _, bc := range []struct {
+		name    string
+		perHour int
+		key     bool
+	}{{"no cap", 0, false}, {"cap", 1 << 30, false}, {"cap and key", 1 << 30, true}} {
+		b.Run(bc.name, func(b *testing.B) {
+			rs := newReplicas(b, 1, bc.perHour)
+			i := 0
+			for b.Loop() {
+				i++
+				args := mailArgs("bob@example.test", "bench")
+				if bc.key {
+					args["idempotency_key"] = fmt.Sprintf("bench-%d", i)
+				}
+				res, err := tryCallTool(rs.clients[0], "send_email", args)
+				if err != nil || res.IsError {
+					b.Fatalf("send %d: %v %v", i, err, res)
+				}
+			}
+		})
 	}
 }
