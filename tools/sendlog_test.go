@@ -76,6 +76,12 @@ type replicaSet struct {
 
 func newReplicas(t testing.TB, n, perHour int) *replicaSet {
 	t.Helper()
+	return newReplicasLog(t, n, perHour, slog.DiscardHandler)
+}
+
+// newReplicasLog is newReplicas with the replicas logging to h.
+func newReplicasLog(t testing.TB, n, perHour int, h slog.Handler) *replicaSet {
+	t.Helper()
 	rs := &replicaSet{acct: mailtest.NewAccount(t), smtp: &capSMTP{}}
 	t.Logf("%d replicas over one account (Dovecot: %v)", n, rs.acct.Dovecot)
 	host, port := serveSMTP(t, gosmtp.NewServer(rs.smtp))
@@ -85,7 +91,7 @@ func newReplicas(t testing.TB, n, perHour int) *replicaSet {
 		t.Cleanup(func() { _ = mc.Close() })
 		ts, err := tools.New(tools.Deps{Mail: mc, Sent: mc, Sender: smtp.New(smtp.Options{Host: host, Port: port, Security: smtp.SecurityPlain}),
 			Send: tools.SendOptions{From: "agent@example.test", SaveSent: "false", MaxPerHour: perHour}},
-			tools.Options{Logger: slog.New(slog.DiscardHandler)})
+			tools.Options{Logger: slog.New(h)})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -413,5 +419,41 @@ func BenchmarkSendRecords(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// lockedBuffer is a log sink for several goroutines.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+func (l *lockedBuffer) String() string { l.mu.Lock(); defer l.mu.Unlock(); return l.b.String() }
+
+// TestReplayAudited: the audit line of a replayed send says replayed=true,
+// so that the log does not count it as a second message.
+func TestReplayAudited(t *testing.T) {
+	var logs lockedBuffer
+	rs := newReplicasLog(t, 1, 0, slog.NewTextHandler(&logs, nil))
+	args := func(int) map[string]any {
+		a := mailArgs("bob@example.test", "audited")
+		a["idempotency_key"] = "audit-1"
+		return a
+	}
+	rs.sendAll(t, "send_email", 1, args)
+	rs.sendAll(t, "send_email", 1, args)
+	var audits []string
+	for _, line := range strings.Split(logs.String(), "\n") {
+		if strings.Contains(line, "msg=audit") {
+			audits = append(audits, line)
+		}
+	}
+	if len(audits) != 2 || strings.Contains(audits[0], "replayed") || !strings.Contains(audits[1], "replayed=true") {
+		t.Errorf("audit lines = %q, want the second one with replayed=true", audits)
 	}
 }
