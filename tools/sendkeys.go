@@ -28,7 +28,7 @@ import (
 // and replayed: true; nothing is sent. Otherwise it APPENDs a claim; of the
 // claims of one key the one with the lowest UID owns the key (the same
 // answer for every replica), and the others remove theirs and wait for the
-// owner's result, for up to ownerWait, then answer RATE_LIMITED with
+// owner's result, for up to defaultOwnerWait, then answer RATE_LIMITED with
 // in_progress (retryable). The owner sends; a success stores its result, a
 // send that may have been delivered (maybe_delivered) stores that error,
 // and any other failure (nothing was sent) removes the claim so that a
@@ -42,8 +42,8 @@ const (
 	// claimStale is the age after which a claim with no result is taken
 	// for a send whose replica stopped before recording it.
 	claimStale = 15 * time.Minute
-	// ownerWait bounds how long a repeat waits for the first send.
-	ownerWait = 10 * time.Second
+	// defaultOwnerWait bounds how long a repeat waits for the first send.
+	defaultOwnerWait = 10 * time.Second
 	// maxKeyLen bounds idempotency_key, in characters.
 	maxKeyLen = 200
 )
@@ -115,7 +115,11 @@ type storedError struct {
 // claim returns the UID of our claim when we own the key, or the first
 // result to replay (a value or the replayed error).
 func (l *sendLog) claim(ctx context.Context, tool, hash string) (uint32, any, error) {
-	deadline := time.Now().Add(ownerWait)
+	wait := l.ownerWait
+	if wait <= 0 {
+		wait = defaultOwnerWait
+	}
+	deadline := time.Now().Add(wait)
 	claimNow := func() (uint32, error) {
 		return l.appendRecord(ctx, keyFolder, kindClaim, []string{keyHeader + ": " + hash, toolHeader + ": " + tool}, nil)
 	}

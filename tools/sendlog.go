@@ -62,6 +62,9 @@ type sendLog struct {
 	local   *sendPolicy // the process's own count: a fast refusal, never an admission
 	log     *slog.Logger
 	keys    keyPruner
+	// ownerWait bounds how long a repeat waits for its key's first send
+	// (0: defaultOwnerWait).
+	ownerWait time.Duration
 }
 
 // recordTimeout bounds the bookkeeping that must finish after the call's
