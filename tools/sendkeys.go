@@ -284,9 +284,5 @@ func (p *keyPruner) prune(ctx context.Context, l *sendLog) {
 			old = append(old, r.UID)
 		}
 	}
-	for len(old) > 0 {
-		n := min(len(old), 1000)
-		l.remove(ctx, keyFolder, old[:n]...)
-		old = old[n:]
-	}
+	l.remove(ctx, keyFolder, old...)
 }

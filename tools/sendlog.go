@@ -122,10 +122,18 @@ func (l *sendLog) remove(ctx context.Context, folder string, uids ...uint32) {
 	}
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), recordTimeout)
 	defer cancel()
-	if err := l.store.Remove(ctx, folder, uids); err != nil {
-		l.log.Warn("send records not removed", "folder", folder, "records", len(uids), "err", err)
+	for len(uids) > 0 {
+		n := min(len(uids), maxRemove)
+		if err := l.store.Remove(ctx, folder, uids[:n]); err != nil {
+			l.log.Warn("send records not removed", "folder", folder, "records", len(uids), "err", err)
+			return
+		}
+		uids = uids[n:]
 	}
 }
+
+// maxRemove is how many records one Remove takes (one command line).
+const maxRemove = 500
 
 // reserve takes one send from the hourly cap of the account. release gives
 // it back when the send certainly delivered nothing. Over the cap the error

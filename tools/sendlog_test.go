@@ -457,3 +457,26 @@ func TestReplayAudited(t *testing.T) {
 		t.Errorf("audit lines = %q, want the second one with replayed=true", audits)
 	}
 }
+
+// TestSendCapPrunesManyOld: more expired records than one command may
+// remove (a large cap, or records a stopped replica left) are all removed
+// by the next send, in batches.
+func TestSendCapPrunesManyOld(t *testing.T) {
+	rs := newReplicas(t, 1, 1)
+	rs.acct.CreateFolder(t, "email-mcp-sends")
+	rec := []byte("From: email-mcp <send-records@email-mcp.invalid>\r\nSubject: email-mcp send record (count)\r\nX-Email-Mcp-Send: count old\r\n\r\nx\r\n")
+	for range 1200 {
+		rs.acct.AppendAt(t, "email-mcp-sends", rec, time.Now().Add(-2*time.Hour))
+	}
+	if out := rs.sendAll(t, "send_email", 1, func(int) map[string]any { return mailArgs("bob@example.test", "after many") }); out[0].failed {
+		t.Fatalf("send = %s", out[0].text)
+	}
+	c := rs.acct.Client(t)
+	if _, err := c.Select("email-mcp-sends", nil).Wait(); err != nil {
+		t.Fatal(err)
+	}
+	left, err := c.UIDSearch(&goimap.SearchCriteria{}, nil).Wait()
+	if err != nil || len(left.AllUIDs()) != 1 {
+		t.Errorf("after the send the folder holds %d records (%v), want 1 (its own)", len(left.AllUIDs()), err)
+	}
+}
