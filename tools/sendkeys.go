@@ -22,10 +22,10 @@ import (
 
 // Idempotency keys of the sending tools.
 //
-// A call with an idempotency_key first looks in keyFolder for the key's
-// records (found by a header with the key's SHA-256, never the key
-// itself). A result record there answers the call with that first result
-// and replayed: true; nothing is sent. Otherwise it APPENDs a claim; of the
+// A call with an idempotency_key APPENDs a claim to keyFolder, then reads
+// the key's records (found by a header with the key's SHA-256, never the
+// key itself). A result record there answers the call with that first
+// result and replayed: true (the claim is removed); nothing is sent. Of the
 // claims of one key the one with the lowest UID owns the key (the same
 // answer for every replica), and the others remove theirs and wait for the
 // owner's result, for up to defaultOwnerWait, then answer RATE_LIMITED with
