@@ -35,6 +35,7 @@ type auditResult struct {
 	Rejected  []string        `json:"rejected"`
 	FilePath  string          `json:"file_path"`
 	InboxID   string          `json:"inbox_id"`
+	Replayed  bool            `json:"replayed"` // an idempotency_key's first result: nothing was sent
 }
 
 // audit writes the audit line of one call. resultJSON is the result's JSON
@@ -90,6 +91,9 @@ func appendResult(attrs []slog.Attr, r auditResult) []slog.Attr {
 	}
 	if r.InboxID != "" {
 		attrs = append(attrs, slog.String("inbox_id", truncate(r.InboxID, maxAuditString)))
+	}
+	if r.Replayed {
+		attrs = append(attrs, slog.Bool("replayed", true))
 	}
 	return attrs
 }

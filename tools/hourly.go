@@ -6,8 +6,10 @@ import (
 )
 
 // hourlyLimit counts events per key in a sliding hour: send_test_code's
-// samples and SEND_MAX_PER_HOUR. It lives in the process: a restart forgets
-// it (documented). The zero value is ready.
+// samples, and this process's own share of SEND_MAX_PER_HOUR (a fast
+// refusal in front of the account's count in the mailbox, sendlog.go). It
+// lives in the process: a restart forgets it, and replicas count apart
+// (documented for send_test_code). The zero value is ready.
 type hourlyLimit struct {
 	mu     sync.Mutex
 	events map[string][]time.Time // per key, oldest first

@@ -65,6 +65,9 @@ func moveEmail(ctx context.Context, mail Mailbox, args moveArgs) (*MoveResult, e
 	if from == to || strings.EqualFold(from, "INBOX") && strings.EqualFold(to, "INBOX") { // INBOX has no case (RFC 3501 5.1)
 		return nil, invalidArg("from_folder and to_folder are the same")
 	}
+	if err := checkRecordFolder(from); err != nil {
+		return nil, err
+	}
 	if err := checkRefs(ctx, mail, from, []UID{*args.UID}); err != nil {
 		return nil, err
 	}

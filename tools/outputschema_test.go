@@ -56,6 +56,10 @@ func TestStructuredContentMatchesOutputSchema(t *testing.T) {
 		{"send_email", map[string]any{"to": "a@example.test", "subject": "s", "body": "b"}, false},
 		{"send_email", map[string]any{"to": "a@example.test", "subject": "s\r\nBcc: x@y.z", "body": "b"}, true},
 		{"reply_email", map[string]any{"uid": 1, "body": "thanks"}, false},
+		{"send_email", map[string]any{"to": "a@example.test", "subject": "s", "body": "b", "idempotency_key": "schema-1"}, false},
+		{"send_email", map[string]any{"to": "a@example.test", "subject": "s", "body": "b", "idempotency_key": "schema-1"}, false}, // replayed
+		{"reply_email", map[string]any{"uid": 1, "body": "again", "idempotency_key": "schema-2"}, false},
+		{"reply_email", map[string]any{"uid": 1, "body": "again", "idempotency_key": "schema-2"}, false}, // replayed
 		{"send_email_with_attachments", map[string]any{"to": "a@example.test", "subject": "s", "body": "b", "attachment_paths": []any{"uploads/../.env"}}, true},
 		{"create_inbox", map[string]any{"label": "schema"}, false},
 		{"list_inboxes", map[string]any{}, false},

@@ -339,8 +339,7 @@ func allSpecs(deps Deps, opts Options) []*spec {
 		)
 	}
 	if deps.Mail != nil && deps.Sender != nil {
-		o := &outbox{sender: deps.Sender, store: deps.Sent, opts: deps.Send, log: opts.Logger,
-			policy: newSendPolicy(deps.Send.AllowedRecipients, deps.Send.MaxPerHour)}
+		o := newOutbox(deps.Sender, deps.Sent, deps.Send, opts.Logger)
 		specs = append(specs,
 			sendEmailSpec(o),
 			replyEmailSpec(deps.Mail, o),

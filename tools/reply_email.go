@@ -30,6 +30,8 @@ type replyArgs struct {
 	BodyHTML string  `json:"body_html" max:"-"`
 	ReplyAll bool    `json:"reply_all"`
 	Quote    *bool   `json:"quote"`
+	// IdempotencyKey makes a repeat answer the first result (sendkeys.go).
+	IdempotencyKey string `json:"idempotency_key"`
 }
 
 func replyEmailSpec(mail Mailbox, o *outbox) *spec {
@@ -49,6 +51,7 @@ func replyEmailSpec(mail Mailbox, o *outbox) *spec {
 			mcp.WithString("body_html", mcp.Description("optional HTML reply")),
 			mcp.WithBoolean("reply_all", mcp.DefaultBool(false)),
 			mcp.WithBoolean("quote", mcp.DefaultBool(true), mcp.Description("quote the original below the reply")),
+			idempotencyParam(),
 		},
 		output: mcp.WithOutputSchema[ReplyResult](),
 		handle: func(ctx context.Context, req mcp.CallToolRequest) (any, error) {
@@ -56,7 +59,9 @@ func replyEmailSpec(mail Mailbox, o *outbox) *spec {
 			if err := bindArgs(req, &args); err != nil {
 				return nil, err
 			}
-			return o.reply(ctx, mail, args)
+			return o.sends.once(ctx, "reply_email", args.IdempotencyKey, func(ctx context.Context) (any, error) {
+				return o.reply(ctx, mail, args)
+			})
 		},
 	}
 }

@@ -57,7 +57,20 @@ type outbox struct {
 	store  SentStore
 	opts   SendOptions
 	policy *sendPolicy
+	sends  *sendLog // the cap's and the idempotency keys' records
 	log    *slog.Logger
+}
+
+// newOutbox prepares the send tools. When store can keep records (an
+// imap.Client can), SEND_MAX_PER_HOUR and idempotency_key live in the
+// mailbox; without one the cap is the process's alone and keys are refused.
+func newOutbox(sender Sender, store SentStore, opts SendOptions, log *slog.Logger) *outbox {
+	policy := newSendPolicy(opts.AllowedRecipients, opts.MaxPerHour)
+	sends := &sendLog{perHour: opts.MaxPerHour, local: policy, log: log}
+	if rs, ok := store.(SendLogStore); ok {
+		sends.store = rs
+	}
+	return &outbox{sender: sender, store: store, opts: opts, policy: policy, sends: sends, log: log}
 }
 
 // SendResult is send_email's result.
@@ -70,6 +83,9 @@ type SendResult struct {
 	// Bounds (SECURITY.md): a reply-all to a huge list echoes only its start.
 	AcceptedTotal *int `json:"accepted_total,omitempty" jsonschema:"set when accepted lists only the first 100: the number of accepted recipients"`
 	RejectedTotal *int `json:"rejected_total,omitempty" jsonschema:"set when rejected lists only the first 100: the number of refused recipients"`
+	// Replayed marks the first result of an idempotency_key, answered again:
+	// this call sent nothing.
+	Replayed bool `json:"replayed,omitempty" jsonschema:"true when this answers a repeat of an idempotency_key: the first send's result; nothing was sent again"`
 }
 
 // from is our own address with the display name of the call or the default.
@@ -93,7 +109,7 @@ func (o *outbox) send(ctx context.Context, m *smtp.Message) (*SendResult, error)
 	if err != nil {
 		return nil, err
 	}
-	release, err := o.policy.reserve(time.Now())
+	release, err := o.sends.reserve(ctx)
 	if err != nil {
 		return nil, err
 	}

@@ -19,6 +19,8 @@ type sendArgs struct {
 	BodyHTML string     `json:"body_html" max:"-"`
 	FromName string     `json:"from_name"`
 	ReplyTo  StringList `json:"reply_to"`
+	// IdempotencyKey makes a repeat answer the first result (sendkeys.go).
+	IdempotencyKey string `json:"idempotency_key"`
 }
 
 // sendParams are the arguments send_email and send_email_with_attachments share.
@@ -32,6 +34,7 @@ func sendParams() []mcp.ToolOption {
 		mcp.WithString("body_html", mcp.Description("optional HTML body, sent as an alternative to body")),
 		mcp.WithString("from_name", mcp.Description("display name of the sender (default DEFAULT_FROM_NAME)")),
 		mcp.WithArray("reply_to", mcp.WithStringItems(), mcp.MaxItems(10), mcp.Description("Reply-To addresses")),
+		idempotencyParam(),
 	}
 }
 
@@ -51,11 +54,13 @@ func sendEmailSpec(o *outbox) *spec {
 			if err := bindArgs(req, &args); err != nil {
 				return nil, err
 			}
-			m, err := o.compose(args)
-			if err != nil {
-				return nil, err
-			}
-			return o.send(ctx, m)
+			return o.sends.once(ctx, "send_email", args.IdempotencyKey, func(ctx context.Context) (any, error) {
+				m, err := o.compose(args)
+				if err != nil {
+					return nil, err
+				}
+				return o.send(ctx, m)
+			})
 		},
 	}
 }

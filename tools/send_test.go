@@ -274,7 +274,7 @@ func TestReplyToOddMessageID(t *testing.T) {
 
 // serveSMTP serves srv on a loopback port until the test ends (Domain
 // localhost, AUTH allowed without TLS) and returns its host and port.
-func serveSMTP(t *testing.T, srv *gosmtp.Server) (string, int) {
+func serveSMTP(t testing.TB, srv *gosmtp.Server) (string, int) {
 	t.Helper()
 	srv.Domain, srv.AllowInsecureAuth = "localhost", true
 	ln, err := net.Listen("tcp", "127.0.0.1:0")

@@ -50,7 +50,9 @@ func sendAttachmentsSpec(o *outbox, files *attachments.Workspace) *spec {
 			if err := bindArgs(req, &args); err != nil {
 				return nil, err
 			}
-			return o.sendWithAttachments(ctx, files, args)
+			return o.sends.once(ctx, "send_email_with_attachments", args.IdempotencyKey, func(ctx context.Context) (any, error) {
+				return o.sendWithAttachments(ctx, files, args)
+			})
 		},
 	}
 }
