@@ -1,6 +1,6 @@
 // Package devmail is the sandbox mail server that email-mcp runs in its own
 // process when no IMAP_HOST is configured: an IMAP server (go-imap v2
-// imapserver over an imapmemserver store) and a catch-all SMTP server
+// imapserver over internal/memstore, a fork of imapmemserver) and a catch-all SMTP server
 // (go-smtp), both on loopback, in front of one account. The MCP tools talk
 // to it as to any other IMAP/SMTP server.
 //
@@ -79,39 +79,50 @@
 // dates. The directory (created 0700, files 0600) holds:
 //
 //	messages/<sha256>.eml  one file per distinct message content
-//	journal.jsonl          changes since the last snapshot, one JSON a line
-//	state.json             the last snapshot: folders, and per message its
-//	                       file, flags and internal date, in UID order
+//	journal.jsonl          changes since the last snapshot, one a line:
+//	                       {"crc":"<CRC-32C of e>","e":{…}}
+//	state.json             the last snapshot, {"version":2,"sha256":…,
+//	                       "state":{…}}: per folder its UIDVALIDITY and
+//	                       UIDNEXT, per message its UID, file, flags and
+//	                       internal date, in UID order
+//
+// A restart keeps every folder's UIDVALIDITY and every message's UID, so
+// ids, cursors and since values taken before it still work after it. The
+// mailboxes live in a fork of imapmemserver (internal/memstore) that can
+// put a message back under its own UID and reports COPY, MOVE and EXPUNGE
+// with the UIDs they made or removed.
 //
 // Every SMTP delivery, Deliver and APPEND writes its message file (temp file,
 // fsync, rename) and a journal line (fsync) before it is answered. CREATE,
-// DELETE and RENAME are journaled too. Everything else (STORE, flags set by
-// FETCH, COPY, MOVE, EXPUNGE, SUBSCRIBE) reaches the disk with the next
-// snapshot, taken 250 ms after a burst of changes and at Close: a crash can
-// lose those last changes, never an acknowledged message. imapmemserver
-// hides its messages, so a snapshot reads them like a client over an
-// in-memory IMAP connection (UID, FLAGS, INTERNALDATE; a body only for a
-// copied or moved message, to find its file), holding the account's
-// mutation lock so that it sees one consistent state. state.json is
-// replaced atomically (temp file + rename), then the journal is emptied and
-// message files no folder names any more are removed. At Start the snapshot
-// is loaded and the journal entries after its journal_seq replayed.
+// DELETE, RENAME, COPY, MOVE and EXPUNGE are journaled too, with their UIDs
+// (a MOVE is one line). Flags (STORE, FETCH without PEEK) and SUBSCRIBE
+// reach the disk with the next snapshot, taken 250 ms after a burst of
+// changes and at Close: a crash can lose those last changes, never an
+// acknowledged message, and never hands out a UID twice. A snapshot reads
+// the memory store directly, holding the account's mutation lock so that it
+// sees one consistent state. state.json is replaced atomically (temp file +
+// rename), then the journal is emptied and message files no folder names
+// any more are removed; state.json lists them ("removing", with its
+// "written_at"), so that at the next start a file a crash left behind is
+// known as expunged mail. At Start the snapshot is loaded and the journal
+// entries after its journal_seq replayed; a folder is found by its
+// UIDVALIDITY, which RENAME keeps.
 //
-// UIDs are renumbered (1, 2, … in stored order) at every start, so
-// UIDVALIDITY changes too: Start first advances imapmemserver's UIDVALIDITY
-// counter past every value the data dir has seen, so a UID is never reused
-// under the same UIDVALIDITY.
-//
-// Damage is survived, never repaired by deleting: a message file that is
-// missing or does not match its hash is skipped with a warning and left on
-// disk; a journal line that does not parse (a write cut short) is skipped; a
-// state.json that does not parse is renamed to state.json.corrupt-<time>,
-// and a missing one while message files are there is taken as lost: every
-// intact message file the journal does not name is loaded into a
-// "Recovered" folder, and UIDVALIDITY starts past any value the lost state
-// can have used (past the damaged file's own, else at 2^22). One process
-// at a time may use a data dir; a second one on the same ports fails to
-// listen before it reads it.
+// Damage is survived, never repaired by deleting. The message files are the
+// truth: every intact one (its content matches its name) that no readable
+// state or journal line places, and that is not known to be expunged, is
+// loaded into a "Recovered" folder. A message file that is missing or does
+// not match its hash is skipped with a warning and left on disk. A journal
+// line whose checksum fails (a write cut short, or damage) is skipped, and
+// every UIDNEXT and the UIDVALIDITY counter move past what such a line can
+// have used. A state.json whose checksum fails or that does not parse is
+// renamed to state.json.corrupt-<time>; then, as when it is missing while
+// message files are there, the state is lost: no UID can be trusted, every
+// folder gets a new UIDVALIDITY past any value the lost state can have used
+// (past the largest the damaged file still shows, else 2^22), and its mail
+// is in Recovered. A version 1 data dir (no UIDs kept) is read and gets new
+// UIDVALIDITY values once. One process at a time may use a data dir; a
+// second one on the same ports fails to listen before it reads it.
 //
 // # Shutdown
 //

@@ -227,9 +227,6 @@ func (s *Server) serveIMAP() {
 		InsecureAuth: true, // plaintext on loopback
 	})
 	s.serve("IMAP", func() error { return s.imapSrv.Serve(s.imapLn) })
-	if s.persist != nil {
-		s.serve("IMAP (internal)", func() error { return s.imapSrv.Serve(s.persist.pipe) })
-	}
 }
 
 func (s *Server) newIMAPSession(*imapserver.Conn) (imapserver.Session, *imapserver.GreetingData, error) {
@@ -345,9 +342,6 @@ func (s *Server) shutdown() error {
 	s.sessions.refuse()
 	if s.imapSrv != nil {
 		_ = s.imapSrv.Close()
-	}
-	if s.persist != nil {
-		_ = s.persist.pipe.Close()
 	}
 	s.serving.Wait()
 	s.sessions.wait(closeWait)
