@@ -27,7 +27,11 @@ func TestMain(m *testing.M) {
 	if dir := os.Getenv(childEnv); dir != "" {
 		os.Exit(runChild(dir))
 	}
-	os.Exit(m.Run())
+	code := m.Run()
+	if fixture.dir != "" {
+		_ = os.RemoveAll(fixture.dir) // made by buildDamageFixture
+	}
+	os.Exit(code)
 }
 
 // runChild serves a sandbox on free ports and prints them, then runs until

@@ -29,6 +29,7 @@ targets="
 ./imap FuzzSearchCriteria 20000
 ./tools FuzzBindArgs 60000
 ./tools FuzzToolCall 20000
+./devmail FuzzStoreDamage 1000
 "
 total=0
 log=$(mktemp)
