@@ -63,6 +63,15 @@
 // recipient only. [Server.Deliver] stores a message the same way (with
 // "with local" and no Return-Path), without SMTP.
 //
+// Deeply nested mail is kept too. BODYSTRUCTURE, body sections and SEARCH
+// TEXT/BODY read a message in one linear pass; a part nested more than 100
+// levels deep (multipart and message/rfc822 levels), or past 10,000 parts,
+// is answered as one opaque application/octet-stream leaf, so the answers
+// stay bounded and no walk re-reads the rest of the message at each level.
+// It is flattened rather than refused at DATA: the SMTP client of an app
+// under test would only see a failure it cannot act on, and mail already
+// in a data dir or APPENDed needs the same answer.
+//
 // Odd messages are kept, never refused: imapserver serves an empty BODY[]
 // for a message whose header block does not parse, so when the data is empty
 // or its header block does not parse (a "From x" mbox line, a first line

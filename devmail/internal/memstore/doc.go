@@ -6,7 +6,12 @@
 //     ([User.Restore], [User.SetUIDValidityCounter]), so ids handed out
 //     before a restart stay valid after it;
 //   - a snapshot reads the messages directly ([User.Snapshot]), not over
-//     an IMAP connection.
+//     an IMAP connection;
+//   - BODYSTRUCTURE, body sections with a part path, BINARY and SEARCH
+//     TEXT/BODY walk a message once (mime.go) instead of re-reading the rest
+//     of it at every level, and a part nested deeper than [MaxMIMEDepth] or
+//     past [MaxMIMEParts] parts is an opaque application/octet-stream leaf
+//     (still served byte for byte, still searched as raw text).
 //
 // Upstream's files are kept as they were apart from these additions, so
 // that a later upstream fix is easy to carry over.

@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"fmt"
-	"io"
 	"strings"
 	"time"
 
@@ -41,12 +40,25 @@ func (msg *message) fetch(w *imapserver.FetchResponseWriter, options *imap.Fetch
 	if options.Envelope {
 		w.WriteEnvelope(msg.envelope())
 	}
+	// devmail: one linear walk of the parts, and only when an item needs it.
+	var root *mimePart
+	parts := func() *mimePart {
+		if root == nil {
+			root = parseMIME(msg.buf)
+		}
+		return root
+	}
 	if options.BodyStructure != nil {
-		w.WriteBodyStructure(imapserver.ExtractBodyStructure(bytes.NewReader(msg.buf)))
+		w.WriteBodyStructure(parts().bodyStructure(msg.buf))
 	}
 
 	for _, bs := range options.BodySection {
-		buf := imapserver.ExtractBodySection(bytes.NewReader(msg.buf), bs)
+		var buf []byte
+		if len(bs.Part) == 0 {
+			buf = imapserver.ExtractBodySection(bytes.NewReader(msg.buf), bs)
+		} else {
+			buf = bodySection(msg.buf, parts(), bs)
+		}
 		wc := w.WriteBodySection(bs, int64(len(buf)))
 		_, writeErr := wc.Write(buf)
 		closeErr := wc.Close()
@@ -59,7 +71,12 @@ func (msg *message) fetch(w *imapserver.FetchResponseWriter, options *imap.Fetch
 	}
 
 	for _, bs := range options.BinarySection {
-		buf := imapserver.ExtractBinarySection(bytes.NewReader(msg.buf), bs)
+		var buf []byte
+		if len(bs.Part) == 0 {
+			buf = imapserver.ExtractBinarySection(bytes.NewReader(msg.buf), bs)
+		} else {
+			buf = binarySection(msg.buf, parts(), bs.Part, bs.Partial)
+		}
 		wc := w.WriteBinarySection(bs, int64(len(buf)))
 		_, writeErr := wc.Write(buf)
 		closeErr := wc.Close()
@@ -72,7 +89,12 @@ func (msg *message) fetch(w *imapserver.FetchResponseWriter, options *imap.Fetch
 	}
 
 	for _, bss := range options.BinarySectionSize {
-		n := imapserver.ExtractBinarySectionSize(bytes.NewReader(msg.buf), bss)
+		var n uint32
+		if len(bss.Part) == 0 {
+			n = imapserver.ExtractBinarySectionSize(bytes.NewReader(msg.buf), bss)
+		} else {
+			n = uint32(len(binarySection(msg.buf, parts(), bss.Part, nil)))
+		}
 		w.WriteBinarySectionSize(bss, n)
 	}
 
@@ -172,14 +194,18 @@ func (msg *message) search(seqNum uint32, criteria *imap.SearchCriteria) bool {
 		}
 	}
 
-	for _, text := range criteria.Text {
-		if !matchEntity(msg.reader(), text, true) {
-			return false
+	// devmail: TEXT and BODY walk the parts found in one linear pass.
+	if len(criteria.Text) > 0 || len(criteria.Body) > 0 {
+		root := parseMIME(msg.buf)
+		for _, text := range criteria.Text {
+			if !matchText(msg.buf, root, text, true) {
+				return false
+			}
 		}
-	}
-	for _, body := range criteria.Body {
-		if !matchEntity(msg.reader(), body, false) {
-			return false
+		for _, body := range criteria.Body {
+			if !matchText(msg.buf, root, body, false) {
+				return false
+			}
 		}
 	}
 
@@ -224,49 +250,6 @@ func matchHeaderFields(fields gomessage.HeaderFields, pattern string) bool {
 		}
 	}
 	return false
-}
-
-func matchEntity(e *gomessage.Entity, pattern string, includeHeader bool) bool {
-	if pattern == "" {
-		return true
-	}
-
-	if includeHeader && matchHeaderFields(e.Header.Fields(), pattern) {
-		return true
-	}
-
-	if mr := e.MultipartReader(); mr != nil {
-		for {
-			part, err := mr.NextPart()
-			if err == io.EOF {
-				break
-			} else if err != nil {
-				return false
-			}
-
-			if matchEntity(part, pattern, includeHeader) {
-				return true
-			}
-		}
-
-		return false
-	} else {
-		t, _, err := e.Header.ContentType()
-		if err != nil {
-			return false
-		}
-
-		if !strings.HasPrefix(t, "text/") && !strings.HasPrefix(t, "message/") {
-			return false
-		}
-
-		buf, err := io.ReadAll(e.Body)
-		if err != nil {
-			return false
-		}
-
-		return bytes.Contains(bytes.ToLower(buf), bytes.ToLower([]byte(pattern)))
-	}
 }
 
 func canonicalFlag(flag imap.Flag) imap.Flag {
