@@ -125,16 +125,17 @@ func recoveredUIDValidity(damaged []byte) uint32 {
 // readJournal reads journal.jsonl. A line whose checksum does not match or
 // that does not parse (a write cut short by a crash, or damage) is skipped
 // with a warning; damaged returns the length of each such line, which
-// bounds what it can have recorded. Lines without a checksum are accepted
-// only when legacy is set.
-func (s *store) readJournal(legacy bool) (entries []journalEntry, damaged []int, err error) {
+// bounds what it can have recorded; torn reports a last line without its
+// line end. Lines without a checksum are accepted only when legacy is set.
+func (s *store) readJournal(legacy bool) (entries []journalEntry, damaged []int, torn bool, err error) {
 	path := filepath.Join(s.dir, journalName)
 	data, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil, nil
+		return nil, nil, false, nil
 	} else if err != nil {
-		return nil, nil, storeError("read journal", path, err)
+		return nil, nil, false, storeError("read journal", path, err)
 	}
+	torn = len(data) > 0 && data[len(data)-1] != '\n'
 	for i, line := range bytes.Split(data, []byte("\n")) {
 		if len(bytes.TrimSpace(line)) == 0 {
 			continue
@@ -147,7 +148,7 @@ func (s *store) readJournal(legacy bool) (entries []journalEntry, damaged []int,
 		}
 		entries = append(entries, e)
 	}
-	return entries, damaged, nil
+	return entries, damaged, torn, nil
 }
 
 func decodeJournalLine(line []byte, legacy bool) (journalEntry, bool) {

@@ -61,24 +61,14 @@ func (a *account) restoreFolder(f folderState) {
 // createRestoredLocked creates a stored folder, with its UIDVALIDITY when
 // it has one; the caller holds foldersMu.
 func (a *account) createRestoredLocked(name string, f folderState) error {
-	if f.UIDValidity == 0 || a.uidValidityTaken(f.UIDValidity) {
+	// Only a damaged state can give two folders one UIDVALIDITY.
+	if f.UIDValidity == 0 || a.user.HasUIDValidity(f.UIDValidity) {
 		return a.createLocked(name, parseAttrs(f.SpecialUse), f.Subscribed || name == inbox)
 	}
 	if err := a.user.CreateRestored(name, f.UIDValidity, f.UIDNext); err != nil {
 		return err
 	}
 	return a.registerLocked(name, parseAttrs(f.SpecialUse), f.Subscribed || name == inbox)
-}
-
-// uidValidityTaken reports whether a folder already has this UIDVALIDITY
-// (only a damaged state can give two folders the same one).
-func (a *account) uidValidityTaken(v uint32) bool {
-	for _, mb := range a.user.Snapshot() {
-		if mb.UIDValidity == v {
-			return true
-		}
-	}
-	return false
 }
 
 // folderStates describes every folder with its messages for a snapshot,

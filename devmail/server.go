@@ -165,15 +165,16 @@ func (s *Server) start(ctx context.Context) error {
 	if err := s.acct.ensureDefaults(); err != nil {
 		return err
 	}
+	if s.persist != nil {
+		// Before serving: the repaired state is on disk and the journal
+		// empty before the first new entry.
+		if err := s.persist.snapshot(ctx); err != nil {
+			return err
+		}
+		s.persist.start()
+	}
 	s.serveIMAP()
 	s.serveSMTP(tlsCfg)
-	if s.persist == nil {
-		return nil
-	}
-	if err := s.persist.snapshot(ctx); err != nil {
-		return err
-	}
-	s.persist.start()
 	return nil
 }
 

@@ -152,7 +152,7 @@ func openStore(dir string, log *slog.Logger) (*store, *stateFile, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	entries, damaged, err := s.readJournal(trust.legacyJournal)
+	entries, damaged, torn, err := s.readJournal(trust.legacyJournal)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -171,6 +171,14 @@ func openStore(dir string, log *slog.Logger) (*store, *stateFile, error) {
 		return nil, nil, storeError("open journal", dir, err)
 	}
 	s.journal = f
+	if torn {
+		// End the line a crash cut short, so the next entry starts a line
+		// of its own instead of being glued to it (and lost with it).
+		if _, err := f.Write([]byte("\n")); err != nil {
+			_ = f.Close()
+			return nil, nil, storeError("write journal", dir, err)
+		}
+	}
 	return s, st, nil
 }
 

@@ -65,6 +65,18 @@ func (u *User) SetUIDValidityCounter(v uint32) {
 	u.mutex.Unlock()
 }
 
+// HasUIDValidity reports whether a mailbox has this UIDVALIDITY.
+func (u *User) HasUIDValidity(v uint32) bool {
+	u.mutex.Lock()
+	defer u.mutex.Unlock()
+	for _, mbox := range u.mailboxes {
+		if mbox.uidValidity == v {
+			return true
+		}
+	}
+	return false
+}
+
 // CreateRestored creates a mailbox with a stored UIDVALIDITY and UIDNEXT
 // (at least 1). The counter moves past uidValidity.
 func (u *User) CreateRestored(name string, uidValidity uint32, uidNext imap.UID) error {
