@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -188,25 +189,14 @@ func (d damage) apply(data []byte) []byte {
 // acknowledged message is readable over IMAP in its folder or in Recovered.
 func checkDamaged(t *testing.T, fx damageFixture, damages []damage) {
 	t.Helper()
-	dir := t.TempDir()
-	paths, _ := filepath.Glob(filepath.Join(fx.dir, "messages", "*.eml"))
-	for _, p := range paths {
-		copyFile(t, p, filepath.Join(dir, "messages", filepath.Base(p)))
-	}
-	for _, name := range []string{"state.json", "journal.jsonl"} {
-		data, err := os.ReadFile(filepath.Join(fx.dir, name))
-		if err != nil {
-			t.Fatal(err)
-		}
+	dir := copyFixture(t, fx, func(name string, data []byte) []byte {
 		for _, d := range damages {
 			if d.journal == (name == "journal.jsonl") {
 				data = d.apply(data)
 			}
 		}
-		if err := os.WriteFile(filepath.Join(dir, name), data, 0o600); err != nil {
-			t.Fatal(err)
-		}
-	}
+		return data
+	})
 	s, err := devmail.Start(context.Background(), devmail.Options{
 		IMAPAddr: "127.0.0.1:0", SMTPAddr: "127.0.0.1:0", Password: testPassword, DataDir: dir,
 	})
@@ -244,6 +234,71 @@ func checkDamaged(t *testing.T, fx damageFixture, damages []damage) {
 		if _, err := os.Stat(filepath.Join(dir, "messages", f+".eml")); err != nil {
 			t.Errorf("damages %+v: acknowledged message file %s: %v", damages, f, err)
 		}
+	}
+}
+
+// copyFixture copies the fixture's data dir, passing state.json and the
+// journal through change.
+func copyFixture(t *testing.T, fx damageFixture, change func(name string, data []byte) []byte) string {
+	t.Helper()
+	dir := t.TempDir()
+	paths, _ := filepath.Glob(filepath.Join(fx.dir, "messages", "*.eml"))
+	for _, p := range paths {
+		copyFile(t, p, filepath.Join(dir, "messages", filepath.Base(p)))
+	}
+	for _, name := range []string{"state.json", "journal.jsonl"} {
+		data, err := os.ReadFile(filepath.Join(fx.dir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), change(name, data), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+// The issue's case: one changed hex digit of a file name in state.json.
+// The message it names goes to Recovered, its file stays; every other
+// message keeps its folder, UIDVALIDITY and UID.
+func TestStateDamageCostsOneMessage(t *testing.T) {
+	fx := buildDamageFixture(t)
+	ids := func(dir string) map[string]string {
+		s := startServer(t, devmail.Options{DataDir: dir})
+		return idsByMessageID(t, dialIMAP(t, s, nil))
+	}
+	before := ids(copyFixture(t, fx, func(_ string, data []byte) []byte { return data }))
+	var file string
+	dir := copyFixture(t, fx, func(name string, data []byte) []byte {
+		if name != "state.json" {
+			return data
+		}
+		// The message of Projects/Alpha, which the journal does not touch.
+		m := regexp.MustCompile(`(?s)"name":\s*"Projects/Alpha".*?"file":\s*"([0-9a-f]{64})"`).FindSubmatchIndex(data)
+		if m == nil {
+			t.Fatalf("no Projects/Alpha message in state.json:\n%s", data)
+		}
+		i := m[2]
+		file = string(data[i : i+64])
+		data[i] = "1234567890abcdef"[strings.IndexByte("0123456789abcdef", data[i])]
+		return data
+	})
+	after := ids(dir)
+	if _, err := os.Stat(filepath.Join(dir, "messages", file+".eml")); err != nil {
+		t.Errorf("the damaged line's message file: %v", err)
+	}
+	moved := 0
+	for k, id := range before {
+		if after[k] == id {
+			continue
+		}
+		moved++
+		if !containsValue(after, id) {
+			t.Errorf("%s (%s) is gone", id, k)
+		}
+	}
+	if moved != 1 {
+		t.Errorf("%d (folder, UIDVALIDITY, UID) entries changed, want 1 (the damaged line's message, now in Recovered)", moved)
 	}
 }
 

@@ -90,10 +90,12 @@
 //	messages/<sha256>.eml  one file per distinct message content
 //	journal.jsonl          changes since the last snapshot, one a line:
 //	                       {"crc":"<CRC-32C of e>","e":{…}}
-//	state.json             the last snapshot, {"version":2,"sha256":…,
-//	                       "state":{…}}: per folder its UIDVALIDITY and
-//	                       UIDNEXT, per message its UID, file, flags and
-//	                       internal date, in UID order
+//	state.json             the last snapshot, one record a line in the
+//	                       same wrapper: a header (UIDVALIDITY counter,
+//	                       journal position), then each folder (its
+//	                       UIDVALIDITY and UIDNEXT) followed by its
+//	                       messages (UID, file, flags, internal date), in
+//	                       UID order
 //
 // A restart keeps every folder's UIDVALIDITY and every message's UID, so
 // ids, cursors and since values taken before it still work after it. The
@@ -119,19 +121,23 @@
 //
 // Damage is survived, never repaired by deleting. The message files are the
 // truth: every intact one (its content matches its name) that no readable
-// state or journal line places, and that is not known to be expunged, is
-// loaded into a "Recovered" folder. A message file that is missing or does
-// not match its hash is skipped with a warning and left on disk. A journal
-// line whose checksum fails (a write cut short, or damage) is skipped, and
-// every UIDNEXT and the UIDVALIDITY counter move past what such a line can
-// have used. A state.json whose checksum fails or that does not parse is
-// renamed to state.json.corrupt-<time>; then, as when it is missing while
-// message files are there, the state is lost: no UID can be trusted, every
-// folder gets a new UIDVALIDITY past any value the lost state can have used
-// (past the largest the damaged file still shows, else 2^22), and its mail
-// is in Recovered. A version 1 data dir (no UIDs kept) is read and gets new
-// UIDVALIDITY values once. One process at a time may use a data dir; a
-// second one on the same ports fails to listen before it reads it.
+// line places, and that an undamaged state and journal do not prove
+// expunged, is loaded into a "Recovered" folder. A message file that is
+// missing or does not match its hash is skipped with a warning and left on
+// disk. A line whose checksum fails (a write cut short, or damage) is
+// skipped, and costs only what it holds: a journal line its change (every
+// UIDNEXT and the UIDVALIDITY counter then move past what it can have
+// used), a state message line that message's place, a state folder line
+// that folder's UIDs (its mail is in Recovered, the folder gets a new
+// UIDVALIDITY), the state header the journal position (the journal is
+// replayed whole) and the counter (it moves past any value it can have
+// held: past the largest the file still shows, and past 2^22). A damaged
+// state.json is kept aside as state.json.corrupt-<time>; with no readable
+// line, or missing while message files are there, the state is lost: every
+// folder gets a new UIDVALIDITY and its mail is in Recovered. A version 1
+// data dir (no UIDs kept) is read and gets new UIDVALIDITY values once.
+// One process at a time may use a data dir; a second one on the same ports
+// fails to listen before it reads it.
 //
 // # Shutdown
 //

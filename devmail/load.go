@@ -2,8 +2,6 @@ package devmail
 
 import (
 	"bytes"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -25,13 +23,18 @@ type stateTrust struct {
 	// legacyJournal: journal lines without a checksum (written by a
 	// version 1 store) are read too.
 	legacyJournal bool
+	// damaged: some lines of state.json could not be read, so a message
+	// file that no line names may still be in use.
+	damaged bool
 }
 
 // readState reads state.json. A missing file is an empty state, unless
-// message files are there (the state was lost); one that does not parse or
-// whose checksum does not match is renamed aside (never deleted). A lost
-// state starts its UIDVALIDITY past any value it can have handed out
-// (recoveredUIDValidity).
+// message files are there (the state was lost). A damaged one is renamed
+// aside (never deleted) and what its readable lines hold is kept: each
+// folder with its UIDVALIDITY, UIDNEXT and the messages whose lines are
+// intact. Without its header the journal is replayed whole and the
+// UIDVALIDITY counter moves past any value it can have held; with no
+// readable line at all the state is lost (recoveredUIDValidity).
 func (s *store) readState() (*stateFile, stateTrust, error) {
 	path := filepath.Join(s.dir, stateName)
 	data, err := os.ReadFile(path)
@@ -46,67 +49,61 @@ func (s *store) readState() (*stateFile, stateTrust, error) {
 	} else if err != nil {
 		return nil, stateTrust{}, storeError("read state", path, err)
 	}
-	if st, legacy, ok := decodeState(data); ok {
-		return st, stateTrust{legacyJournal: legacy}, nil
+	if st, ok := decodeLegacyState(data); ok {
+		return st, stateTrust{legacyJournal: true}, nil
+	}
+	st, dmg, ok := decodeState(data)
+	if ok && dmg.lines == 0 && !dmg.headerLost {
+		return st, stateTrust{}, nil
 	}
 	aside := fmt.Sprintf("%s.corrupt-%d", path, time.Now().UnixNano())
-	s.log.Warn("devmail: state file damaged, kept aside; its messages go to the Recovered folder",
-		"file", path, "kept_as", aside)
 	if err := os.Rename(path, aside); err != nil {
 		return nil, stateTrust{}, storeError("keep damaged state aside", path, err)
 	}
-	return &stateFile{Version: stateVersion, UIDValidity: recoveredUIDValidity(data)}, stateTrust{lost: true}, nil
+	if !ok {
+		s.log.Warn("devmail: state file damaged, kept aside; its messages go to the Recovered folder",
+			"file", path, "kept_as", aside)
+		return &stateFile{Version: stateVersion, UIDValidity: recoveredUIDValidity(data)}, stateTrust{lost: true}, nil
+	}
+	s.log.Warn("devmail: state file damaged, kept aside; what it cannot place goes to the Recovered folder",
+		"file", path, "kept_as", aside, "damaged_lines", dmg.lines, "header_lost", dmg.headerLost)
+	if dmg.headerLost {
+		st.JournalSeq, st.Removing = 0, nil
+		st.UIDValidity = recoveredUIDValidity(data)
+	}
+	return st, stateTrust{damaged: true}, nil
 }
 
-// decodeState parses state.json: a version 2 envelope whose checksum
-// matches, or a version 1 state (legacy reports that one).
-func decodeState(data []byte) (st *stateFile, legacy, ok bool) {
-	var env stateEnvelope
-	if err := json.Unmarshal(data, &env); err != nil {
-		return nil, false, false
+// decodeLegacyState reads a version 1 state.json (one JSON object).
+func decodeLegacyState(data []byte) (*stateFile, bool) {
+	st := new(stateFile)
+	if err := json.Unmarshal(data, st); err != nil || st.Version != legacyStateVersion {
+		return nil, false
 	}
-	switch env.Version {
-	case stateVersion:
-		sum := sha256.Sum256(env.State)
-		if env.SHA256 != hex.EncodeToString(sum[:]) {
-			return nil, false, false
+	// Version 1 kept no UIDs: its folders get new UIDVALIDITY values.
+	for i := range st.Folders {
+		st.Folders[i].UIDValidity, st.Folders[i].UIDNext = 0, 0
+		for j := range st.Folders[i].Messages {
+			st.Folders[i].Messages[j].UID = 0
 		}
-		st = new(stateFile)
-		if err := json.Unmarshal(env.State, st); err != nil || st.Version != stateVersion {
-			return nil, false, false
-		}
-		return st, false, true
-	case legacyStateVersion:
-		st = new(stateFile)
-		if err := json.Unmarshal(data, st); err != nil {
-			return nil, false, false
-		}
-		// Version 1 kept no UIDs: its folders get new UIDVALIDITY values.
-		for i := range st.Folders {
-			st.Folders[i].UIDValidity, st.Folders[i].UIDNext = 0, 0
-			for j := range st.Folders[i].Messages {
-				st.Folders[i].Messages[j].UID = 0
-			}
-		}
-		st.Version, st.Removing = stateVersion, nil
-		return st, true, true
 	}
-	return nil, false, false
+	st.Version, st.Removing = stateVersion, nil
+	return st, true
 }
 
 // uidValidityField finds the stored UIDVALIDITY in a state file that does
 // not parse as a whole.
 var uidValidityField = regexp.MustCompile(`"uid_validity"\s*:\s*([0-9]{1,10})`)
 
-// maxRecoveredUIDValidity is where the UIDVALIDITY counter starts after a
-// state was lost that shows no value: far past what a data dir reaches in
+// maxRecoveredUIDValidity is the least the UIDVALIDITY counter starts at
+// after the state's counter was lost: far past what a data dir reaches in
 // use.
 const maxRecoveredUIDValidity = 1 << 22
 
-// recoveredUIDValidity is where the UIDVALIDITY counter starts after the
-// state was lost: past the largest value the damaged file still shows, with
-// room for the folders created since it was written; without one, at
-// maxRecoveredUIDValidity. A UID is then never given twice under one
+// recoveredUIDValidity is where the UIDVALIDITY counter starts when the
+// state's own counter is lost: past maxRecoveredUIDValidity and past the
+// largest value the damaged file still shows, with room for the folders
+// created since it was written. A UID is then never given twice under one
 // UIDVALIDITY.
 func recoveredUIDValidity(damaged []byte) uint32 {
 	const room = 1 << 16
@@ -116,10 +113,7 @@ func recoveredUIDValidity(damaged []byte) uint32 {
 			best = max(best, v)
 		}
 	}
-	if best == 0 || best >= maxRecoveredUIDValidity-room {
-		return maxRecoveredUIDValidity
-	}
-	return uint32(best) + room
+	return uint32(min(max(best+room, maxRecoveredUIDValidity), 1<<31))
 }
 
 // readJournal reads journal.jsonl. A line whose checksum does not match or

@@ -64,7 +64,8 @@ func (r *replay) apply(e journalEntry) {
 			f := &st.Folders[i]
 			f.Messages = slices.DeleteFunc(f.Messages, func(m messageState) bool {
 				gone := m.UID != 0 && slices.Contains(e.Expunged, m.UID)
-				if gone {
+				moved := slices.ContainsFunc(e.Added, func(a messageState) bool { return a.File == m.File })
+				if gone && !moved {
 					r.dropped[m.File] = true
 				}
 				return gone

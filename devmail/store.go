@@ -24,8 +24,9 @@ const (
 	journalName = "journal.jsonl"
 	messagesDir = "messages"
 	messageExt  = ".eml"
-	// stateVersion 2 keeps UIDs and UIDVALIDITY and checksums the state and
-	// every journal line; version 1 (no UIDs, no checksums) is still read.
+	// stateVersion 2 keeps UIDs and UIDVALIDITY and checksums every line of
+	// the state and of the journal; version 1 (no UIDs, no checksums, one
+	// JSON object) is still read.
 	stateVersion       = 2
 	legacyStateVersion = 1
 	dirPerm            = 0o700
@@ -35,16 +36,9 @@ const (
 	filePerm        = 0o600
 )
 
-// stateEnvelope is what state.json holds: the state and the SHA-256 of its
-// exact bytes, so that any damage is seen before a byte of it is trusted.
-type stateEnvelope struct {
-	Version int             `json:"version"`
-	SHA256  string          `json:"sha256,omitempty"`
-	State   json.RawMessage `json:"state,omitempty"`
-}
-
 // stateFile is the state: every folder with its messages, written whole
-// (temp file + rename) by each snapshot.
+// (temp file + rename) by each snapshot, one checksummed record a line
+// (statefile.go).
 type stateFile struct {
 	Version int `json:"version"`
 	// UIDValidity is the last UIDVALIDITY handed out; new folders take
@@ -68,7 +62,7 @@ type folderState struct {
 	// state, or a folder whose UIDs could not be kept) gets new ones.
 	UIDValidity uint32         `json:"uid_validity,omitempty"`
 	UIDNext     imap.UID       `json:"uid_next,omitempty"`
-	Messages    []messageState `json:"messages"`
+	Messages    []messageState `json:"messages,omitempty"`
 }
 
 type messageState struct {
@@ -165,6 +159,11 @@ func openStore(dir string, log *slog.Logger) (*store, *stateFile, error) {
 		s.seq = max(s.seq, e.Seq)
 	}
 	r.finish(damaged, trust.lost)
+	if trust.lost || trust.damaged || len(damaged) > 0 {
+		// A file no readable line names may be named by a damaged one:
+		// only an undamaged state and journal prove a message expunged.
+		r.dropped = nil
+	}
 	s.placeOrphans(st, r.dropped, trust.lost)
 	f, err := os.OpenFile(filepath.Join(dir, journalName), os.O_CREATE|os.O_WRONLY|os.O_APPEND, filePerm)
 	if err != nil {
@@ -294,19 +293,6 @@ func (s *store) commit(folders []folderState, lastUIDValidity uint32) error {
 	}
 	s.remove(removing)
 	return nil
-}
-
-// encodeState is state.json's bytes: the state inside its checksummed
-// envelope.
-func encodeState(st *stateFile) ([]byte, error) {
-	inner, err := json.MarshalIndent(st, "", "\t")
-	if err != nil {
-		return nil, fmt.Errorf("%w: encode state: %w", ErrStore, err)
-	}
-	sum := sha256.Sum256(inner)
-	// Built by hand: json.Marshal would re-format the inner state, and the
-	// checksum is over its exact bytes.
-	return fmt.Appendf(nil, "{\"version\": %d, \"sha256\": %q, \"state\": %s}\n", stateVersion, hex.EncodeToString(sum[:]), inner), nil
 }
 
 // unused lists, sorted, the known files that used does not name.
