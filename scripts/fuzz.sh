@@ -30,6 +30,7 @@ targets="
 ./tools FuzzBindArgs 60000
 ./tools FuzzToolCall 20000
 ./devmail FuzzStoreDamage 1000
+./devmail/internal/memstore FuzzMIMEWalk 30000
 "
 total=0
 log=$(mktemp)

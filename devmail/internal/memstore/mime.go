@@ -164,6 +164,15 @@ func (s *mimeScanner) entity(depth int, parentType string) *mimePart {
 		s.skipBody()
 	}
 	s.setEnd(p)
+	// A part that starts at the very end (after a last delimiter) ends
+	// there too: its parent never ends before it.
+	last := p.inner
+	if n := len(p.children); n > 0 {
+		last = p.children[n-1]
+	}
+	if last != nil && last.end > p.end {
+		p.end, p.endLine = last.end, last.endLine
+	}
 	return p
 }
 

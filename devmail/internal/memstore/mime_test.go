@@ -20,7 +20,7 @@ import (
 // shapes that stress the walk (preamble, epilogue, LF line ends, a
 // boundary with trailing blanks, empty parts, a missing close delimiter,
 // nesting of both kinds).
-func mimeCorpus(t *testing.T) map[string][]byte {
+func mimeCorpus(t testing.TB) map[string][]byte {
 	t.Helper()
 	out := map[string][]byte{
 		"plain": []byte("From: a@x.test\r\nSubject: hi\r\n\r\nhello\r\nworld\r\n"),
@@ -259,5 +259,52 @@ func TestMIMEBounds(t *testing.T) {
 		if root.end != len(tt.buf) {
 			t.Errorf("%s: the walk ends at %d of %d bytes", tt.name, root.end, len(tt.buf))
 		}
+	}
+}
+
+// FuzzMIMEWalk checks the walk on any bytes: it reads to the end, every
+// part lies inside its parent and in order, the BODYSTRUCTURE stays within
+// the bounds, and BODY[part] of every part is the part's own bytes, a
+// piece of the message.
+func FuzzMIMEWalk(f *testing.F) {
+	for _, b := range mimeCorpus(f) {
+		f.Add(b)
+	}
+	f.Add(nestedRFC822(120, 3))
+	f.Add(nestedMultipart(120))
+	f.Fuzz(func(t *testing.T, buf []byte) {
+		root := parseMIME(buf)
+		if root.end != len(buf) || root.hdrStart != 0 {
+			t.Fatalf("the walk covers [%d,%d) of %d bytes", root.hdrStart, root.end, len(buf))
+		}
+		checkPart(t, root, 0, len(buf), 0)
+		bs := root.bodyStructure(buf)
+		walkParts(bs, nil, func(path []int, _ imap.BodyStructure) {
+			if len(path) > MaxMIMEDepth+3 {
+				t.Fatalf("BODYSTRUCTURE path %v deeper than the bound", path)
+			}
+			got := bodySection(buf, root, &imap.FetchItemBodySection{Part: path})
+			if !bytes.Contains(buf, got) {
+				t.Fatalf("BODY[%v] = %q is not a piece of the message", path, got)
+			}
+		})
+	})
+}
+
+func checkPart(t *testing.T, p *mimePart, lo, hi, depth int) {
+	t.Helper()
+	if !(lo <= p.hdrStart && p.hdrStart <= p.bodyStart && p.bodyStart <= p.end && p.end <= hi) {
+		t.Fatalf("part [%d %d %d] outside [%d,%d)", p.hdrStart, p.bodyStart, p.end, lo, hi)
+	}
+	if depth > MaxMIMEDepth+1 || p.numLines() < 0 {
+		t.Fatalf("part at depth %d, %d lines", depth, p.numLines())
+	}
+	next := p.bodyStart
+	for _, c := range p.children {
+		checkPart(t, c, next, p.end, depth+1)
+		next = c.end
+	}
+	if p.inner != nil {
+		checkPart(t, p.inner, p.bodyStart, p.end, depth+1)
 	}
 }
