@@ -22,9 +22,10 @@ import (
 // files; want maps each acknowledged message (its Message-ID) to the
 // folders it was in while the fixture was made (a damaged journal line of a
 // COPY or MOVE loses that change, never the message), and files lists
-// their message files.
+// their message files. The data dir is kept in memory (path inside it ->
+// bytes), so that no test leaves it behind.
 type damageFixture struct {
-	dir   string
+	data  map[string][]byte
 	want  map[string][]string
 	files []string
 }
@@ -32,27 +33,19 @@ type damageFixture struct {
 var (
 	fixtureOnce sync.Once
 	fixture     damageFixture
-	fixtureErr  string
 )
 
 // buildDamageFixture makes the fixture once per test binary.
 func buildDamageFixture(t *testing.T) damageFixture {
 	t.Helper()
-	fixtureOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "devmail-damage-")
-		if err != nil {
-			fixtureErr = err.Error()
-			return
-		}
-		fixture = makeDamageFixture(t, dir)
-	})
-	if fixtureErr != "" {
-		t.Fatal(fixtureErr)
+	fixtureOnce.Do(func() { fixture = makeDamageFixture(t) })
+	if fixture.data == nil {
+		t.Fatal("no damage fixture (its making failed)")
 	}
 	return fixture
 }
 
-func makeDamageFixture(t *testing.T, crash string) damageFixture {
+func makeDamageFixture(t *testing.T) damageFixture {
 	ctx := context.Background()
 	dir := t.TempDir()
 	deliver := func(s *devmail.Server, subj string) {
@@ -113,17 +106,21 @@ func makeDamageFixture(t *testing.T, crash string) damageFixture {
 	view()
 	delete(want, expunged)
 	files = slices.DeleteFunc(files, func(f string) bool { return f == sha256Hex(string(lastExpunged)) })
-	for _, name := range []string{"journal.jsonl", "state.json"} {
-		copyFile(t, filepath.Join(dir, name), filepath.Join(crash, name))
-	}
+	// Journal first: a snapshot in between can only make the copy newer.
+	data := make(map[string][]byte)
 	paths, _ := filepath.Glob(filepath.Join(dir, "messages", "*.eml"))
-	for _, p := range paths {
-		copyFile(t, p, filepath.Join(crash, "messages", filepath.Base(p)))
+	for _, p := range append([]string{filepath.Join(dir, "journal.jsonl"), filepath.Join(dir, "state.json")}, paths...) {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rel, _ := filepath.Rel(dir, p)
+		data[rel] = b
 	}
-	if fi, err := os.Stat(filepath.Join(crash, "journal.jsonl")); err != nil || fi.Size() == 0 {
-		t.Fatalf("fixture journal is empty (%v): a snapshot ran before the copy", err)
+	if len(data["journal.jsonl"]) == 0 {
+		t.Fatal("fixture journal is empty: a snapshot ran before the copy")
 	}
-	return damageFixture{dir: crash, want: want, files: files}
+	return damageFixture{data: data, want: want, files: files}
 }
 
 // moveCopyExpunge moves INBOX's first message to Archive, copies its
@@ -242,16 +239,14 @@ func checkDamaged(t *testing.T, fx damageFixture, damages []damage) {
 func copyFixture(t *testing.T, fx damageFixture, change func(name string, data []byte) []byte) string {
 	t.Helper()
 	dir := t.TempDir()
-	paths, _ := filepath.Glob(filepath.Join(fx.dir, "messages", "*.eml"))
-	for _, p := range paths {
-		copyFile(t, p, filepath.Join(dir, "messages", filepath.Base(p)))
+	if err := os.Mkdir(filepath.Join(dir, "messages"), 0o700); err != nil {
+		t.Fatal(err)
 	}
-	for _, name := range []string{"state.json", "journal.jsonl"} {
-		data, err := os.ReadFile(filepath.Join(fx.dir, name))
-		if err != nil {
-			t.Fatal(err)
+	for rel, data := range fx.data {
+		if rel == "state.json" || rel == "journal.jsonl" {
+			data = change(rel, slices.Clone(data))
 		}
-		if err := os.WriteFile(filepath.Join(dir, name), change(name, data), 0o600); err != nil {
+		if err := os.WriteFile(filepath.Join(dir, rel), data, 0o600); err != nil {
 			t.Fatal(err)
 		}
 	}
