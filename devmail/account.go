@@ -1,7 +1,6 @@
 package devmail
 
 import (
-	"bytes"
 	"crypto/subtle"
 	"fmt"
 	"log/slog"
@@ -12,10 +11,11 @@ import (
 
 	"github.com/emersion/go-imap/v2"
 	"github.com/emersion/go-imap/v2/imapserver"
-	"github.com/emersion/go-imap/v2/imapserver/imapmemserver"
+
+	"github.com/email-mcp/email-mcp/devmail/internal/memstore"
 )
 
-// mailboxDelim is imapmemserver's hierarchy delimiter.
+// mailboxDelim is the memory store's hierarchy delimiter.
 const mailboxDelim = '/'
 
 // inbox is the one folder that always exists and cannot be deleted or
@@ -52,7 +52,7 @@ type folder struct {
 // folder registry that gives LIST its special-use attributes, and the hooks
 // that keep the on-disk store in step.
 type account struct {
-	user        *imapmemserver.User
+	user        *memstore.User
 	username    string
 	password    string
 	appendLimit uint32
@@ -69,9 +69,6 @@ type account struct {
 
 	foldersMu sync.Mutex
 	folders   map[string]*folder
-	// lastUIDValidity mirrors imapmemserver's private counter: every
-	// successful Create takes the next value as the new folder's UIDVALIDITY.
-	lastUIDValidity uint32
 
 	store *store // nil: in memory only
 	dirty func() // asks for a snapshot soon; never nil
@@ -82,8 +79,8 @@ type account struct {
 
 func newAccount(username, password string, maxBytes int64, log *slog.Logger) *account {
 	limit := uint32(min(maxBytes, int64(^uint32(0))))
-	return &account{
-		user:        imapmemserver.NewUser(username, password),
+	a := &account{
+		user:        memstore.NewUser(username, password),
 		username:    username,
 		password:    password,
 		appendLimit: limit,
@@ -91,6 +88,25 @@ func newAccount(username, password string, maxBytes int64, log *slog.Logger) *ac
 		folders:     make(map[string]*folder),
 		dirty:       func() {},
 	}
+	a.user.SetObserver(a.observe)
+	return a
+}
+
+// observe journals a COPY, MOVE or EXPUNGE (the memory store reports it
+// with the new UIDs), so that a crash before the next snapshot can neither
+// bring expunged mail back nor hand out a copy's UID a second time.
+func (a *account) observe(c memstore.Change) {
+	if a.store == nil {
+		return
+	}
+	e := journalEntry{
+		Op: opChange, Folder: c.Dest, UIDValidity: c.DestUIDValidity,
+		Source: c.Source, SourceUIDValidity: c.SourceUIDValidity, Expunged: c.Expunged,
+	}
+	for _, m := range c.Added {
+		e.Added = append(e.Added, messageState{UID: m.UID, File: m.Tag, Flags: flagStrings(m.Flags), Date: m.Date})
+	}
+	a.store.logOp(e)
 }
 
 // login checks IMAP credentials in constant time.
@@ -103,41 +119,17 @@ func (a *account) login(username, password string) error {
 	return nil
 }
 
-// maxUIDValiditySkip bounds the start-up work of skipUIDValidity (about a
-// second); a start adds only a few values, so it is never reached in use.
-const maxUIDValiditySkip = 1 << 22
-
-// skipUIDValidity advances imapmemserver's UIDVALIDITY counter to at least
-// last by creating and deleting a scratch folder: imapmemserver has no other
-// way to set it, and a restart must not hand out old values again.
-func (a *account) skipUIDValidity(last uint32) error {
-	const scratch = "devmail-uidvalidity-skip"
-	if last > maxUIDValiditySkip {
-		// Only a damaged state file gets here; skipping billions would hang.
-		a.log.Warn("devmail: stored UIDVALIDITY too large, some values may repeat", "uid_validity", last)
-		last = maxUIDValiditySkip
-	}
-	a.foldersMu.Lock()
-	defer a.foldersMu.Unlock()
-	for a.lastUIDValidity < last {
-		if err := a.user.Create(scratch, nil); err != nil {
-			return fmt.Errorf("skip uidvalidity: %w", err)
-		}
-		a.lastUIDValidity++
-		if err := a.user.Delete(scratch); err != nil {
-			return fmt.Errorf("skip uidvalidity: %w", err)
-		}
-	}
-	return nil
-}
-
 // createLocked creates a folder in imapmemserver and the registry; the
 // caller holds foldersMu.
 func (a *account) createLocked(name string, specialUse []imap.MailboxAttr, subscribed bool) error {
 	if err := a.user.Create(name, nil); err != nil {
 		return err
 	}
-	a.lastUIDValidity++
+	return a.registerLocked(name, specialUse, subscribed)
+}
+
+// registerLocked adds a folder that the memory store has to the registry.
+func (a *account) registerLocked(name string, specialUse []imap.MailboxAttr, subscribed bool) error {
 	if subscribed {
 		if err := a.user.Subscribe(name); err != nil {
 			return err
@@ -208,7 +200,7 @@ func (a *account) createJournaledLocked(name string, specialUse []imap.MailboxAt
 		return err
 	}
 	if a.store != nil {
-		a.store.logOp(journalEntry{Op: opCreate, Folder: name, SpecialUse: attrStrings(specialUse), UIDValidity: a.lastUIDValidity})
+		a.store.logOp(journalEntry{Op: opCreate, Folder: name, SpecialUse: attrStrings(specialUse), UIDValidity: a.user.UIDValidityCounter()})
 	}
 	return nil
 }
@@ -314,7 +306,7 @@ func (a *account) appendMessage(name string, raw []byte, flags []imap.Flag, date
 	}
 	a.foldersMu.Lock()
 	defer a.foldersMu.Unlock()
-	data, err := a.user.Append(name, bytes.NewReader(raw), &imap.AppendOptions{Flags: flags, Time: date})
+	data, err := a.user.AppendTagged(name, raw, &imap.AppendOptions{Flags: flags, Time: date}, file)
 	if err != nil {
 		return nil, err
 	}
@@ -322,8 +314,10 @@ func (a *account) appendMessage(name string, raw []byte, flags []imap.Flag, date
 	if a.store == nil {
 		return data, nil
 	}
-	a.store.remember(msgKey{data.UIDValidity, data.UID}, msgRef{file: file, date: date, size: int64(len(raw))})
-	entry := journalEntry{Op: opAppend, Folder: name, File: file, Flags: flagStrings(flags), Date: date}
+	entry := journalEntry{
+		Op: opAppend, Folder: name, UIDValidity: data.UIDValidity, UID: data.UID,
+		File: file, Flags: flagStrings(flags), Date: date,
+	}
 	if err := a.store.logAppend(entry); err != nil {
 		return nil, err
 	}

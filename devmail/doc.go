@@ -1,6 +1,6 @@
 // Package devmail is the sandbox mail server that email-mcp runs in its own
 // process when no IMAP_HOST is configured: an IMAP server (go-imap v2
-// imapserver over an imapmemserver store) and a catch-all SMTP server
+// imapserver over internal/memstore, a fork of imapmemserver) and a catch-all SMTP server
 // (go-smtp), both on loopback, in front of one account. The MCP tools talk
 // to it as to any other IMAP/SMTP server.
 //
@@ -63,6 +63,15 @@
 // recipient only. [Server.Deliver] stores a message the same way (with
 // "with local" and no Return-Path), without SMTP.
 //
+// Deeply nested mail is kept too. BODYSTRUCTURE, body sections and SEARCH
+// TEXT/BODY read a message in one linear pass; a part nested more than 100
+// levels deep (multipart and message/rfc822 levels), or past 10,000 parts,
+// is answered as one opaque application/octet-stream leaf, so the answers
+// stay bounded and no walk re-reads the rest of the message at each level.
+// It is flattened rather than refused at DATA: the SMTP client of an app
+// under test would only see a failure it cannot act on, and mail already
+// in a data dir or APPENDed needs the same answer.
+//
 // Odd messages are kept, never refused: imapserver serves an empty BODY[]
 // for a message whose header block does not parse, so when the data is empty
 // or its header block does not parse (a "From x" mbox line, a first line
@@ -79,39 +88,56 @@
 // dates. The directory (created 0700, files 0600) holds:
 //
 //	messages/<sha256>.eml  one file per distinct message content
-//	journal.jsonl          changes since the last snapshot, one JSON a line
-//	state.json             the last snapshot: folders, and per message its
-//	                       file, flags and internal date, in UID order
+//	journal.jsonl          changes since the last snapshot, one a line:
+//	                       {"crc":"<CRC-32C of e>","e":{…}}
+//	state.json             the last snapshot, one record a line in the
+//	                       same wrapper: a header (UIDVALIDITY counter,
+//	                       journal position), then each folder (its
+//	                       UIDVALIDITY and UIDNEXT) followed by its
+//	                       messages (UID, file, flags, internal date), in
+//	                       UID order
+//
+// A restart keeps every folder's UIDVALIDITY and every message's UID, so
+// ids, cursors and since values taken before it still work after it. The
+// mailboxes live in a fork of imapmemserver (internal/memstore) that can
+// put a message back under its own UID and reports COPY, MOVE and EXPUNGE
+// with the UIDs they made or removed.
 //
 // Every SMTP delivery, Deliver and APPEND writes its message file (temp file,
 // fsync, rename) and a journal line (fsync) before it is answered. CREATE,
-// DELETE and RENAME are journaled too. Everything else (STORE, flags set by
-// FETCH, COPY, MOVE, EXPUNGE, SUBSCRIBE) reaches the disk with the next
-// snapshot, taken 250 ms after a burst of changes and at Close: a crash can
-// lose those last changes, never an acknowledged message. imapmemserver
-// hides its messages, so a snapshot reads them like a client over an
-// in-memory IMAP connection (UID, FLAGS, INTERNALDATE; a body only for a
-// copied or moved message, to find its file), holding the account's
-// mutation lock so that it sees one consistent state. state.json is
-// replaced atomically (temp file + rename), then the journal is emptied and
-// message files no folder names any more are removed. At Start the snapshot
-// is loaded and the journal entries after its journal_seq replayed.
+// DELETE, RENAME, COPY, MOVE and EXPUNGE are journaled too, with their UIDs
+// (a MOVE is one line). Flags (STORE, FETCH without PEEK) and SUBSCRIBE
+// reach the disk with the next snapshot, taken 250 ms after a burst of
+// changes and at Close: a crash can lose those last changes, never an
+// acknowledged message, and never hands out a UID twice. A snapshot reads
+// the memory store directly, holding the account's mutation lock so that it
+// sees one consistent state. state.json is replaced atomically (temp file +
+// rename), then the journal is emptied and message files no folder names
+// any more are removed; state.json lists them ("removing", with its
+// "written_at"), so that at the next start a file a crash left behind is
+// known as expunged mail. At Start the snapshot is loaded and the journal
+// entries after its journal_seq replayed; a folder is found by its
+// UIDVALIDITY, which RENAME keeps.
 //
-// UIDs are renumbered (1, 2, … in stored order) at every start, so
-// UIDVALIDITY changes too: Start first advances imapmemserver's UIDVALIDITY
-// counter past every value the data dir has seen, so a UID is never reused
-// under the same UIDVALIDITY.
-//
-// Damage is survived, never repaired by deleting: a message file that is
+// Damage is survived, never repaired by deleting. The message files are the
+// truth: every intact one (its content matches its name) that no readable
+// line places, and that an undamaged state and journal do not prove
+// expunged, is loaded into a "Recovered" folder. A message file that is
 // missing or does not match its hash is skipped with a warning and left on
-// disk; a journal line that does not parse (a write cut short) is skipped; a
-// state.json that does not parse is renamed to state.json.corrupt-<time>,
-// and a missing one while message files are there is taken as lost: every
-// intact message file the journal does not name is loaded into a
-// "Recovered" folder, and UIDVALIDITY starts past any value the lost state
-// can have used (past the damaged file's own, else at 2^22). One process
-// at a time may use a data dir; a second one on the same ports fails to
-// listen before it reads it.
+// disk. A line whose checksum fails (a write cut short, or damage) is
+// skipped, and costs only what it holds: a journal line its change (every
+// UIDNEXT and the UIDVALIDITY counter then move past what it can have
+// used), a state message line that message's place, a state folder line
+// that folder's UIDs (its mail is in Recovered, the folder gets a new
+// UIDVALIDITY), the state header the journal position (the journal is
+// replayed whole) and the counter (it moves past any value it can have
+// held: past the largest the file still shows, and past 2^22). A damaged
+// state.json is kept aside as state.json.corrupt-<time>; with no readable
+// line, or missing while message files are there, the state is lost: every
+// folder gets a new UIDVALIDITY and its mail is in Recovered. A version 1
+// data dir (no UIDs kept) is read and gets new UIDVALIDITY values once.
+// One process at a time may use a data dir; a second one on the same ports
+// fails to listen before it reads it.
 //
 // # Shutdown
 //

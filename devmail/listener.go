@@ -1,7 +1,6 @@
 package devmail
 
 import (
-	"context"
 	"net"
 	"sync"
 	"time"
@@ -97,55 +96,6 @@ func (c *trackedConn) Close() error {
 	c.once.Do(func() { c.t.remove(c) })
 	return err
 }
-
-// pipeListener hands in-memory connections to the IMAP server: the store
-// reads the mailbox state through one of them (see snapshot.go). They are
-// not counted as IMAP connections.
-type pipeListener struct {
-	ch   chan net.Conn
-	done chan struct{}
-	once sync.Once
-}
-
-func newPipeListener() *pipeListener {
-	return &pipeListener{ch: make(chan net.Conn), done: make(chan struct{})}
-}
-
-func (l *pipeListener) Accept() (net.Conn, error) {
-	select {
-	case c := <-l.ch:
-		return c, nil
-	case <-l.done:
-		return nil, net.ErrClosed
-	}
-}
-
-func (l *pipeListener) Close() error {
-	l.once.Do(func() { close(l.done) })
-	return nil
-}
-
-func (l *pipeListener) Addr() net.Addr { return pipeAddr{} }
-
-// dial returns the client end of a new in-memory connection.
-func (l *pipeListener) dial(ctx context.Context) (net.Conn, error) {
-	client, server := net.Pipe()
-	select {
-	case l.ch <- server:
-		return client, nil
-	case <-l.done:
-		_, _ = client.Close(), server.Close()
-		return nil, net.ErrClosed
-	case <-ctx.Done():
-		_, _ = client.Close(), server.Close()
-		return nil, ctx.Err()
-	}
-}
-
-type pipeAddr struct{}
-
-func (pipeAddr) Network() string { return "pipe" }
-func (pipeAddr) String() string  { return "devmail-internal" }
 
 // sessionSet counts live IMAP sessions so that Close can wait for their
 // goroutines to finish.

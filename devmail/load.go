@@ -13,156 +13,150 @@ import (
 	"time"
 )
 
+// stateTrust says how far the state read at start can be trusted.
+type stateTrust struct {
+	// lost: there was no readable state.json although message files are
+	// there. Every folder then gets a new UIDVALIDITY (its UIDs are not
+	// known), and every message file the journal does not place goes to
+	// the Recovered folder.
+	lost bool
+	// legacyJournal: journal lines without a checksum (written by a
+	// version 1 store) are read too.
+	legacyJournal bool
+	// damaged: some lines of state.json could not be read, so a message
+	// file that no line names may still be in use.
+	damaged bool
+}
+
 // readState reads state.json. A missing file is an empty state, unless
-// message files are there (the state was lost: a first start writes one at
-// once); one that does not parse is renamed aside (never deleted). Both are
-// reported as recovered, so that their messages are collected into a
-// "Recovered" folder instead of being taken for leftovers and deleted.
-// A recovered state starts its UIDVALIDITY past any value the lost state
-// can have handed out (recoveredUIDValidity).
-func (s *store) readState() (*stateFile, bool, error) {
+// message files are there (the state was lost). A damaged one is renamed
+// aside (never deleted) and what its readable lines hold is kept: each
+// folder with its UIDVALIDITY, UIDNEXT and the messages whose lines are
+// intact. Without its header the journal is replayed whole and the
+// UIDVALIDITY counter moves past any value it can have held; with no
+// readable line at all the state is lost (recoveredUIDValidity).
+func (s *store) readState() (*stateFile, stateTrust, error) {
 	path := filepath.Join(s.dir, stateName)
 	data, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		files, _ := filepath.Glob(filepath.Join(s.dir, messagesDir, "*"+messageExt))
 		if len(files) == 0 {
-			return &stateFile{Version: stateVersion}, false, nil
+			return &stateFile{Version: stateVersion}, stateTrust{legacyJournal: true}, nil
 		}
 		s.log.Warn("devmail: state file missing but message files present; they go to the Recovered folder",
 			"file", path, "messages", len(files))
-		return &stateFile{Version: stateVersion, UIDValidity: recoveredUIDValidity(nil)}, true, nil
+		return &stateFile{Version: stateVersion, UIDValidity: recoveredUIDValidity(nil)}, stateTrust{lost: true}, nil
 	} else if err != nil {
-		return nil, false, storeError("read state", path, err)
+		return nil, stateTrust{}, storeError("read state", path, err)
 	}
-	var st stateFile
-	if err := json.Unmarshal(data, &st); err == nil && st.Version == stateVersion {
-		return &st, false, nil
+	if st, ok := decodeLegacyState(data); ok {
+		return st, stateTrust{legacyJournal: true}, nil
 	}
-	aside := fmt.Sprintf("%s.corrupt-%d", path, time.Now().Unix())
-	s.log.Warn("devmail: state file unreadable, kept aside; messages go to the Recovered folder",
-		"file", path, "kept_as", aside)
+	st, dmg, ok := decodeState(data)
+	if ok && dmg.lines == 0 && !dmg.headerLost {
+		return st, stateTrust{}, nil
+	}
+	aside := fmt.Sprintf("%s.corrupt-%d", path, time.Now().UnixNano())
 	if err := os.Rename(path, aside); err != nil {
-		return nil, false, storeError("keep unreadable state aside", path, err)
+		return nil, stateTrust{}, storeError("keep damaged state aside", path, err)
 	}
-	return &stateFile{Version: stateVersion, UIDValidity: recoveredUIDValidity(data)}, true, nil
+	if !ok {
+		s.log.Warn("devmail: state file damaged, kept aside; its messages go to the Recovered folder",
+			"file", path, "kept_as", aside)
+		return &stateFile{Version: stateVersion, UIDValidity: recoveredUIDValidity(data)}, stateTrust{lost: true}, nil
+	}
+	s.log.Warn("devmail: state file damaged, kept aside; what it cannot place goes to the Recovered folder",
+		"file", path, "kept_as", aside, "damaged_lines", dmg.lines, "header_lost", dmg.headerLost)
+	if dmg.headerLost {
+		st.JournalSeq, st.Removing = 0, nil
+		st.UIDValidity = recoveredUIDValidity(data)
+	}
+	return st, stateTrust{damaged: true}, nil
+}
+
+// decodeLegacyState reads a version 1 state.json (one JSON object).
+func decodeLegacyState(data []byte) (*stateFile, bool) {
+	st := new(stateFile)
+	if err := json.Unmarshal(data, st); err != nil || st.Version != legacyStateVersion {
+		return nil, false
+	}
+	// Version 1 kept no UIDs: its folders get new UIDVALIDITY values.
+	for i := range st.Folders {
+		st.Folders[i].UIDValidity, st.Folders[i].UIDNext = 0, 0
+		for j := range st.Folders[i].Messages {
+			st.Folders[i].Messages[j].UID = 0
+		}
+	}
+	st.Version, st.Removing = stateVersion, nil
+	return st, true
 }
 
 // uidValidityField finds the stored UIDVALIDITY in a state file that does
 // not parse as a whole.
 var uidValidityField = regexp.MustCompile(`"uid_validity"\s*:\s*([0-9]{1,10})`)
 
-// recoveredUIDValidity is where the UIDVALIDITY counter starts after the
-// state was lost: past the value the damaged file still shows, with room for
-// the folders created since it was written; without one, at the highest
-// value a start skips to (maxUIDValiditySkip), far past what a data dir
-// reaches in use. A UID is then never given twice under one UIDVALIDITY.
+// maxRecoveredUIDValidity is the least the UIDVALIDITY counter starts at
+// after the state's counter was lost: far past what a data dir reaches in
+// use.
+const maxRecoveredUIDValidity = 1 << 22
+
+// recoveredUIDValidity is where the UIDVALIDITY counter starts when the
+// state's own counter is lost: past maxRecoveredUIDValidity and past the
+// largest value the damaged file still shows, with room for the folders
+// created since it was written. A UID is then never given twice under one
+// UIDVALIDITY.
 func recoveredUIDValidity(damaged []byte) uint32 {
 	const room = 1 << 16
-	if m := uidValidityField.FindSubmatch(damaged); m != nil {
-		if v, err := strconv.ParseUint(string(m[1]), 10, 32); err == nil && v < maxUIDValiditySkip-room {
-			return uint32(v) + room
+	var best uint64
+	for _, m := range uidValidityField.FindAllSubmatch(damaged, -1) {
+		if v, err := strconv.ParseUint(string(m[1]), 10, 32); err == nil {
+			best = max(best, v)
 		}
 	}
-	return maxUIDValiditySkip
+	return uint32(min(max(best+room, maxRecoveredUIDValidity), 1<<31))
 }
 
-// readJournal reads journal.jsonl; a line that does not parse (a write cut
-// short by a crash) is skipped with a warning.
-func (s *store) readJournal() ([]journalEntry, error) {
+// readJournal reads journal.jsonl. A line whose checksum does not match or
+// that does not parse (a write cut short by a crash, or damage) is skipped
+// with a warning; damaged returns the length of each such line, which
+// bounds what it can have recorded; torn reports a last line without its
+// line end. Lines without a checksum are accepted only when legacy is set.
+func (s *store) readJournal(legacy bool) (entries []journalEntry, damaged []int, torn bool, err error) {
 	path := filepath.Join(s.dir, journalName)
 	data, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
+		return nil, nil, false, nil
 	} else if err != nil {
-		return nil, storeError("read journal", path, err)
+		return nil, nil, false, storeError("read journal", path, err)
 	}
-	var out []journalEntry
+	torn = len(data) > 0 && data[len(data)-1] != '\n'
 	for i, line := range bytes.Split(data, []byte("\n")) {
 		if len(bytes.TrimSpace(line)) == 0 {
 			continue
 		}
-		var e journalEntry
-		if err := json.Unmarshal(line, &e); err != nil || e.Seq == 0 {
-			s.log.Warn("devmail: skipping unreadable journal line", "file", path, "line", i+1)
+		e, ok := decodeJournalLine(line, legacy)
+		if !ok {
+			s.log.Warn("devmail: skipping damaged journal line", "file", path, "line", i+1)
+			damaged = append(damaged, len(line))
 			continue
 		}
-		out = append(out, e)
+		entries = append(entries, e)
 	}
-	return out, nil
+	return entries, damaged, torn, nil
 }
 
-// applyEntry replays one journal entry onto the state.
-func applyEntry(st *stateFile, e journalEntry) {
-	st.UIDValidity = max(st.UIDValidity, e.UIDValidity)
-	i := folderIndex(st, e.Folder)
-	switch e.Op {
-	case opCreate:
-		if i < 0 {
-			st.Folders = append(st.Folders, folderState{Name: e.Folder, SpecialUse: e.SpecialUse})
+func decodeJournalLine(line []byte, legacy bool) (journalEntry, bool) {
+	var e journalEntry
+	var jl journalLine
+	if err := json.Unmarshal(line, &jl); err == nil && jl.CRC != "" {
+		if jl.CRC != crcOf(jl.Entry) || json.Unmarshal(jl.Entry, &e) != nil || e.Seq == 0 {
+			return journalEntry{}, false
 		}
-	case opDelete:
-		if i >= 0 {
-			st.Folders = append(st.Folders[:i], st.Folders[i+1:]...)
-		}
-	case opRename:
-		if i >= 0 && folderIndex(st, e.NewName) < 0 {
-			st.Folders[i].Name = e.NewName
-		}
-	case opAppend:
-		if i < 0 {
-			st.Folders = append(st.Folders, folderState{Name: e.Folder})
-			i = len(st.Folders) - 1
-		}
-		st.Folders[i].Messages = append(st.Folders[i].Messages, messageState{File: e.File, Flags: e.Flags, Date: e.Date})
+		return e, true
 	}
-}
-
-func folderIndex(st *stateFile, name string) int {
-	for i, f := range st.Folders {
-		if f.Name == name {
-			return i
-		}
+	if !legacy || json.Unmarshal(line, &e) != nil || e.Seq == 0 {
+		return journalEntry{}, false
 	}
-	return -1
-}
-
-// checkOrphans looks at message files the state does not name. Normally
-// they are leftovers of expunged mail: verified ones become known, so the
-// next snapshot removes them. After a state file was lost they are the only
-// copy of the mail: they go into a "Recovered" folder instead.
-func (s *store) checkOrphans(st *stateFile, recovered bool) {
-	referenced := make(map[string]bool)
-	for _, f := range st.Folders {
-		for _, m := range f.Messages {
-			referenced[m.File] = true
-		}
-	}
-	names, err := filepath.Glob(filepath.Join(s.dir, messagesDir, "*"+messageExt))
-	if err != nil {
-		return
-	}
-	var rescued []messageState
-	for _, path := range names {
-		file := filepath.Base(path)
-		file = file[:len(file)-len(messageExt)]
-		if referenced[file] {
-			continue
-		}
-		if _, err := s.readMessage(file); err != nil {
-			s.log.Warn("devmail: skipping unreadable message file", "file", path, "err", err)
-			continue
-		}
-		if recovered {
-			rescued = append(rescued, messageState{File: file, Date: modTime(path)})
-		}
-	}
-	if len(rescued) == 0 {
-		return
-	}
-	i := folderIndex(st, recoveredFolder)
-	if i < 0 {
-		st.Folders = append(st.Folders, folderState{Name: recoveredFolder, Subscribed: true})
-		i = len(st.Folders) - 1
-	}
-	st.Folders[i].Messages = append(st.Folders[i].Messages, rescued...)
+	e.legacy = true // version 1 kept no UIDs
+	return e, true
 }

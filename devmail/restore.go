@@ -1,21 +1,26 @@
 package devmail
 
 import (
-	"bytes"
 	"context"
 	"slices"
 	"strings"
 
 	"github.com/emersion/go-imap/v2"
+
+	"github.com/email-mcp/email-mcp/devmail/internal/memstore"
 )
 
-// restore loads a stored state into imapmemserver: UIDVALIDITY first moves
-// past every value used before, then each folder and its messages are
-// created in order. A message file that is missing or does not match its
-// hash is skipped with a warning (and left on disk).
+// restore loads a stored state into the memory store: the UIDVALIDITY
+// counter first moves past every value used before, then each folder is
+// created with its own UIDVALIDITY and UIDNEXT and its messages put back
+// under their own UIDs. A folder without a stored UIDVALIDITY (a version 1
+// state, a lost one, Recovered) gets a new one. A message file that is
+// missing or does not match its hash is skipped with a warning (and left
+// on disk).
 func (a *account) restore(ctx context.Context, st *stateFile) error {
-	if err := a.skipUIDValidity(st.UIDValidity); err != nil {
-		return err
+	a.user.SetUIDValidityCounter(st.UIDValidity)
+	for _, f := range st.Folders {
+		a.user.SetUIDValidityCounter(f.UIDValidity)
 	}
 	for _, f := range st.Folders {
 		if err := ctx.Err(); err != nil {
@@ -35,7 +40,7 @@ func (a *account) restoreFolder(f folderState) {
 		return
 	}
 	if a.folders[name] == nil {
-		if err := a.createLocked(name, parseAttrs(f.SpecialUse), f.Subscribed || name == inbox); err != nil {
+		if err := a.createRestoredLocked(name, f); err != nil {
 			a.log.Warn("devmail: cannot restore folder", "folder", name, "err", err)
 			return
 		}
@@ -46,28 +51,50 @@ func (a *account) restoreFolder(f folderState) {
 			a.log.Warn("devmail: skipping unreadable message file", "folder", name, "file", m.File, "err", err)
 			continue
 		}
-		opts := &imap.AppendOptions{Flags: parseFlags(m.Flags), Time: m.Date}
-		data, err := a.user.Append(name, bytes.NewReader(raw), opts)
-		if err != nil {
+		info := memstore.MessageInfo{UID: m.UID, Tag: m.File, Flags: parseFlags(m.Flags), Date: m.Date}
+		if _, err := a.user.Restore(name, info, raw); err != nil {
 			a.log.Warn("devmail: cannot restore message", "folder", name, "file", m.File, "err", err)
-			continue
 		}
-		a.store.remember(msgKey{data.UIDValidity, data.UID}, msgRef{file: m.File, date: m.Date, size: int64(len(raw))})
 	}
 }
 
-// folderStates describes every folder (without messages) for a snapshot,
-// with the last UIDVALIDITY handed out.
+// createRestoredLocked creates a stored folder, with its UIDVALIDITY when
+// it has one; the caller holds foldersMu.
+func (a *account) createRestoredLocked(name string, f folderState) error {
+	// Only a damaged state can give two folders one UIDVALIDITY.
+	if f.UIDValidity == 0 || a.user.HasUIDValidity(f.UIDValidity) {
+		return a.createLocked(name, parseAttrs(f.SpecialUse), f.Subscribed || name == inbox)
+	}
+	if err := a.user.CreateRestored(name, f.UIDValidity, f.UIDNext); err != nil {
+		return err
+	}
+	return a.registerLocked(name, parseAttrs(f.SpecialUse), f.Subscribed || name == inbox)
+}
+
+// folderStates describes every folder with its messages for a snapshot,
+// and the last UIDVALIDITY handed out.
 func (a *account) folderStates() ([]folderState, uint32) {
 	a.foldersMu.Lock()
 	defer a.foldersMu.Unlock()
+	boxes := a.user.Snapshot()
+	byName := make(map[string]memstore.MailboxInfo, len(boxes))
+	for _, b := range boxes {
+		byName[b.Name] = b
+	}
 	names := a.sortedNamesLocked()
 	out := make([]folderState, 0, len(names))
 	for _, name := range names {
-		f := a.folders[name]
-		out = append(out, folderState{Name: name, SpecialUse: attrStrings(f.specialUse), Subscribed: f.subscribed})
+		f, b := a.folders[name], byName[name]
+		fs := folderState{
+			Name: name, SpecialUse: attrStrings(f.specialUse), Subscribed: f.subscribed,
+			UIDValidity: b.UIDValidity, UIDNext: b.UIDNext, Messages: make([]messageState, 0, len(b.Messages)),
+		}
+		for _, m := range b.Messages {
+			fs.Messages = append(fs.Messages, messageState{UID: m.UID, File: m.Tag, Flags: flagStrings(m.Flags), Date: m.Date})
+		}
+		out = append(out, fs)
 	}
-	return out, a.lastUIDValidity
+	return out, a.user.UIDValidityCounter()
 }
 
 // parseAttrs keeps the special-use attributes it knows.

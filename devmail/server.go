@@ -165,15 +165,16 @@ func (s *Server) start(ctx context.Context) error {
 	if err := s.acct.ensureDefaults(); err != nil {
 		return err
 	}
+	if s.persist != nil {
+		// Before serving: the repaired state is on disk and the journal
+		// empty before the first new entry.
+		if err := s.persist.snapshot(ctx); err != nil {
+			return err
+		}
+		s.persist.start()
+	}
 	s.serveIMAP()
 	s.serveSMTP(tlsCfg)
-	if s.persist == nil {
-		return nil
-	}
-	if err := s.persist.snapshot(ctx); err != nil {
-		return err
-	}
-	s.persist.start()
 	return nil
 }
 
@@ -227,9 +228,6 @@ func (s *Server) serveIMAP() {
 		InsecureAuth: true, // plaintext on loopback
 	})
 	s.serve("IMAP", func() error { return s.imapSrv.Serve(s.imapLn) })
-	if s.persist != nil {
-		s.serve("IMAP (internal)", func() error { return s.imapSrv.Serve(s.persist.pipe) })
-	}
 }
 
 func (s *Server) newIMAPSession(*imapserver.Conn) (imapserver.Session, *imapserver.GreetingData, error) {
@@ -345,9 +343,6 @@ func (s *Server) shutdown() error {
 	s.sessions.refuse()
 	if s.imapSrv != nil {
 		_ = s.imapSrv.Close()
-	}
-	if s.persist != nil {
-		_ = s.persist.pipe.Close()
 	}
 	s.serving.Wait()
 	s.sessions.wait(closeWait)

@@ -7,7 +7,8 @@ import (
 
 	"github.com/emersion/go-imap/v2"
 	"github.com/emersion/go-imap/v2/imapserver"
-	"github.com/emersion/go-imap/v2/imapserver/imapmemserver"
+
+	"github.com/email-mcp/email-mcp/devmail/internal/memstore"
 )
 
 // session is one IMAP connection. It embeds the imapmemserver session for
@@ -15,7 +16,7 @@ import (
 // know: the login check, special-use folders, INBOX protection, the STATUS
 // items it leaves nil, and the hooks that keep the on-disk store in step.
 type session struct {
-	*imapmemserver.UserSession // nil until LOGIN
+	*memstore.UserSession // nil until LOGIN
 
 	acct  *account
 	set   *sessionSet
@@ -32,7 +33,7 @@ func (s *session) Login(username, password string) error {
 	if err := s.acct.login(username, password); err != nil {
 		return err
 	}
-	s.UserSession = imapmemserver.NewUserSession(s.acct.user)
+	s.UserSession = memstore.NewUserSession(s.acct.user)
 	return nil
 }
 

@@ -6,10 +6,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"hash/crc32"
 	"io/fs"
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync"
 	"time"
 
@@ -18,37 +20,53 @@ import (
 
 // Names inside Options.DataDir (the layout is described in the package doc).
 const (
-	stateName    = "state.json"
-	journalName  = "journal.jsonl"
-	messagesDir  = "messages"
-	messageExt   = ".eml"
-	stateVersion = 1
-	dirPerm      = 0o700
-	// recoveredFolder receives the messages found after state.json was lost.
+	stateName   = "state.json"
+	journalName = "journal.jsonl"
+	messagesDir = "messages"
+	messageExt  = ".eml"
+	// stateVersion 2 keeps UIDs and UIDVALIDITY and checksums every line of
+	// the state and of the journal; version 1 (no UIDs, no checksums, one
+	// JSON object) is still read.
+	stateVersion       = 2
+	legacyStateVersion = 1
+	dirPerm            = 0o700
+	// recoveredFolder receives the intact message files that no readable
+	// state or journal line places.
 	recoveredFolder = "Recovered"
 	filePerm        = 0o600
 )
 
-// stateFile is state.json: every folder with its messages, written whole
-// (temp file + rename) by each snapshot.
+// stateFile is the state: every folder with its messages, written whole
+// (temp file + rename) by each snapshot, one checksummed record a line
+// (statefile.go).
 type stateFile struct {
 	Version int `json:"version"`
-	// UIDValidity is the last UIDVALIDITY handed out; the next start skips
-	// past it so that renumbered UIDs never meet an old UIDVALIDITY.
+	// UIDValidity is the last UIDVALIDITY handed out; new folders take
+	// values past it.
 	UIDValidity uint32 `json:"uid_validity"`
 	// JournalSeq is the last journal entry this state includes.
 	JournalSeq uint64        `json:"journal_seq"`
 	Folders    []folderState `json:"folders"`
+	// WrittenAt and Removing name the files this snapshot no longer uses
+	// and removes right after it is written: at the next start such a file,
+	// if still there and not written since, is expunged mail, not lost mail.
+	WrittenAt time.Time `json:"written_at,omitzero"`
+	Removing  []string  `json:"removing,omitempty"`
 }
 
 type folderState struct {
-	Name       string         `json:"name"`
-	SpecialUse []string       `json:"special_use,omitempty"`
-	Subscribed bool           `json:"subscribed,omitempty"`
-	Messages   []messageState `json:"messages"`
+	Name       string   `json:"name"`
+	SpecialUse []string `json:"special_use,omitempty"`
+	Subscribed bool     `json:"subscribed,omitempty"`
+	// UIDValidity and UIDNext are kept across restarts; 0 (a version 1
+	// state, or a folder whose UIDs could not be kept) gets new ones.
+	UIDValidity uint32         `json:"uid_validity,omitempty"`
+	UIDNext     imap.UID       `json:"uid_next,omitempty"`
+	Messages    []messageState `json:"messages,omitempty"`
 }
 
 type messageState struct {
+	UID   imap.UID  `json:"uid,omitempty"`
 	File  string    `json:"file"` // SHA-256 of the content: messages/<file>.eml
 	Flags []string  `json:"flags,omitempty"`
 	Date  time.Time `json:"date"` // IMAP internal date
@@ -62,10 +80,20 @@ const (
 	opCreate journalOp = "create"
 	opDelete journalOp = "delete"
 	opRename journalOp = "rename"
+	// opChange is a COPY, MOVE or EXPUNGE: messages added to Folder
+	// (UIDValidity) and UIDs expunged from Source (SourceUIDValidity).
+	opChange journalOp = "change"
 )
 
-// journalEntry is one line of journal.jsonl: a change made since the last
-// snapshot, written (and synced) before the client is answered.
+// journalLine is one line of journal.jsonl: an entry and the CRC-32C of its
+// exact bytes (which finds every damage of up to 32 bits in a row).
+type journalLine struct {
+	CRC   string          `json:"crc"`
+	Entry json.RawMessage `json:"e"`
+}
+
+// journalEntry is a change made since the last snapshot, written (and
+// synced) before the client is answered.
 type journalEntry struct {
 	Seq         uint64    `json:"seq"`
 	Op          journalOp `json:"op"`
@@ -73,23 +101,22 @@ type journalEntry struct {
 	NewName     string    `json:"new_name,omitempty"`
 	SpecialUse  []string  `json:"special_use,omitempty"`
 	UIDValidity uint32    `json:"uid_validity,omitempty"`
+	UID         imap.UID  `json:"uid,omitempty"`
 	File        string    `json:"file,omitempty"`
 	Flags       []string  `json:"flags,omitempty"`
 	Date        time.Time `json:"date,omitzero"`
+
+	Added             []messageState `json:"added,omitempty"`
+	Source            string         `json:"source,omitempty"`
+	SourceUIDValidity uint32         `json:"source_uid_validity,omitempty"`
+	Expunged          []imap.UID     `json:"expunged,omitempty"`
+
+	legacy bool // read from a version 1 journal: its UIDs mean nothing
 }
 
-// msgKey names a message in imapmemserver for as long as the process runs:
-// UIDVALIDITY values are never reused within a run.
-type msgKey struct {
-	uidValidity uint32
-	uid         imap.UID
-}
+var crcTable = crc32.MakeTable(crc32.Castagnoli)
 
-type msgRef struct {
-	file string
-	date time.Time
-	size int64
-}
+func crcOf(b []byte) string { return fmt.Sprintf("%08x", crc32.Checksum(b, crcTable)) }
 
 // store is the on-disk side of a DataDir.
 type store struct {
@@ -100,8 +127,7 @@ type store struct {
 	journal   *os.File // nil once closed
 	seq       uint64
 
-	refsMu sync.Mutex
-	refs   map[msgKey]msgRef
+	knownMu sync.Mutex
 	// known holds the message files this store verified or wrote: the only
 	// ones garbage collection may remove. A file that failed verification
 	// is never in it, so it is never deleted.
@@ -109,33 +135,49 @@ type store struct {
 }
 
 // openStore creates or opens dir and returns the state to restore: the last
-// snapshot with the journal replayed on top.
+// snapshot with the journal replayed on top, and every intact message file
+// that neither places in the Recovered folder.
 func openStore(dir string, log *slog.Logger) (*store, *stateFile, error) {
 	if err := os.MkdirAll(filepath.Join(dir, messagesDir), dirPerm); err != nil {
 		return nil, nil, storeError("create data dir", dir, err)
 	}
-	s := &store{dir: dir, log: log, refs: make(map[msgKey]msgRef), known: make(map[string]bool)}
-	st, recovered, err := s.readState()
+	s := &store{dir: dir, log: log, known: make(map[string]bool)}
+	st, trust, err := s.readState()
 	if err != nil {
 		return nil, nil, err
 	}
-	entries, err := s.readJournal()
+	entries, damaged, torn, err := s.readJournal(trust.legacyJournal)
 	if err != nil {
 		return nil, nil, err
 	}
+	r := newReplay(st)
 	s.seq = st.JournalSeq
 	for _, e := range entries {
 		if e.Seq > st.JournalSeq {
-			applyEntry(st, e)
+			r.apply(e)
 		}
 		s.seq = max(s.seq, e.Seq)
 	}
-	s.checkOrphans(st, recovered)
+	r.finish(damaged, trust.lost)
+	if trust.lost || trust.damaged || len(damaged) > 0 {
+		// A file no readable line names may be named by a damaged one:
+		// only an undamaged state and journal prove a message expunged.
+		r.dropped = nil
+	}
+	s.placeOrphans(st, r.dropped, trust.lost)
 	f, err := os.OpenFile(filepath.Join(dir, journalName), os.O_CREATE|os.O_WRONLY|os.O_APPEND, filePerm)
 	if err != nil {
 		return nil, nil, storeError("open journal", dir, err)
 	}
 	s.journal = f
+	if torn {
+		// End the line a crash cut short, so the next entry starts a line
+		// of its own instead of being glued to it (and lost with it).
+		if _, err := f.Write([]byte("\n")); err != nil {
+			_ = f.Close()
+			return nil, nil, storeError("write journal", dir, err)
+		}
+	}
 	return s, st, nil
 }
 
@@ -153,9 +195,9 @@ func (s *store) readMessage(file string) ([]byte, error) {
 	if hashOf(raw) != file {
 		return nil, fmt.Errorf("%w: %s: content does not match its name (partial or corrupted)", ErrStore, path)
 	}
-	s.refsMu.Lock()
+	s.knownMu.Lock()
 	s.known[file] = true
-	s.refsMu.Unlock()
+	s.knownMu.Unlock()
 	return raw, nil
 }
 
@@ -164,9 +206,9 @@ func (s *store) readMessage(file string) ([]byte, error) {
 func (s *store) writeMessage(raw []byte) (string, error) {
 	file := hashOf(raw)
 	path := s.messagePath(file)
-	s.refsMu.Lock()
+	s.knownMu.Lock()
 	known := s.known[file]
-	s.refsMu.Unlock()
+	s.knownMu.Unlock()
 	if known {
 		if _, err := os.Stat(path); err == nil {
 			return file, nil
@@ -175,40 +217,10 @@ func (s *store) writeMessage(raw []byte) (string, error) {
 	if err := writeFileAtomic(filepath.Join(s.dir, messagesDir), file+messageExt, raw); err != nil {
 		return "", storeError("write message", path, err)
 	}
-	s.refsMu.Lock()
+	s.knownMu.Lock()
 	s.known[file] = true
-	s.refsMu.Unlock()
+	s.knownMu.Unlock()
 	return file, nil
-}
-
-// remember records which file holds a message of imapmemserver.
-func (s *store) remember(key msgKey, ref msgRef) {
-	s.refsMu.Lock()
-	s.refs[key] = ref
-	s.refsMu.Unlock()
-}
-
-// candidates lists the distinct files of remembered messages with this size
-// and internal date (to the second, as FETCH shows it).
-func (s *store) candidates(size int64, date time.Time) []msgRef {
-	s.refsMu.Lock()
-	defer s.refsMu.Unlock()
-	seen := make(map[string]bool)
-	var out []msgRef
-	for _, ref := range s.refs {
-		if ref.size == size && ref.date.Unix() == date.Unix() && !seen[ref.file] {
-			seen[ref.file] = true
-			out = append(out, ref)
-		}
-	}
-	return out
-}
-
-func (s *store) lookup(key msgKey) (msgRef, bool) {
-	s.refsMu.Lock()
-	defer s.refsMu.Unlock()
-	ref, ok := s.refs[key]
-	return ref, ok
 }
 
 // logAppend journals an APPEND or delivery; the caller answers the client
@@ -217,8 +229,8 @@ func (s *store) logAppend(e journalEntry) error {
 	return s.writeEntry(e)
 }
 
-// logOp journals a folder change; a failure is logged (the next snapshot
-// tries again), the client still gets its answer.
+// logOp journals a folder change, COPY, MOVE or EXPUNGE; a failure is
+// logged (the next snapshot tries again), the client still gets its answer.
 func (s *store) logOp(e journalEntry) {
 	if err := s.writeEntry(e); err != nil {
 		s.log.Warn("devmail: journal write failed", "op", e.Op, "err", err)
@@ -232,11 +244,14 @@ func (s *store) writeEntry(e journalEntry) error {
 		return ErrClosed
 	}
 	e.Seq = s.seq + 1
-	line, err := json.Marshal(e)
+	raw, err := json.Marshal(e)
 	if err != nil {
 		return fmt.Errorf("%w: encode journal entry: %w", ErrStore, err)
 	}
-	if _, err := s.journal.Write(append(line, '\n')); err != nil {
+	// Built by hand: json.Marshal would re-format the raw entry, and the
+	// checksum is over its exact bytes.
+	line := fmt.Appendf(nil, "{\"crc\":%q,\"e\":%s}\n", crcOf(raw), raw)
+	if _, err := s.journal.Write(line); err != nil {
 		return storeError("write journal", s.journal.Name(), err)
 	}
 	if err := s.journal.Sync(); err != nil {
@@ -246,18 +261,28 @@ func (s *store) writeEntry(e journalEntry) error {
 	return nil
 }
 
-// commit writes a snapshot, empties the journal it includes, forgets the
-// messages no longer present and removes their files.
-func (s *store) commit(folders []folderState, lastUIDValidity uint32, present map[msgKey]bool) error {
+// commit writes a snapshot, empties the journal it includes and removes
+// the message files no folder names any more.
+func (s *store) commit(folders []folderState, lastUIDValidity uint32) error {
 	s.journalMu.Lock()
 	defer s.journalMu.Unlock()
 	if s.journal == nil {
 		return ErrClosed
 	}
-	st := stateFile{Version: stateVersion, UIDValidity: lastUIDValidity, JournalSeq: s.seq, Folders: folders}
-	data, err := json.MarshalIndent(st, "", "\t")
+	used := make(map[string]bool)
+	for _, f := range folders {
+		for _, m := range f.Messages {
+			used[m.File] = true
+		}
+	}
+	removing := s.unused(used)
+	st := stateFile{
+		Version: stateVersion, UIDValidity: lastUIDValidity, JournalSeq: s.seq, Folders: folders,
+		WrittenAt: time.Now().UTC(), Removing: removing,
+	}
+	data, err := encodeState(&st)
 	if err != nil {
-		return fmt.Errorf("%w: encode state: %w", ErrStore, err)
+		return err
 	}
 	if err := writeFileAtomic(s.dir, stateName, data); err != nil {
 		return storeError("write state", filepath.Join(s.dir, stateName), err)
@@ -266,30 +291,29 @@ func (s *store) commit(folders []folderState, lastUIDValidity uint32, present ma
 		// Harmless: entries up to JournalSeq are skipped at the next start.
 		s.log.Warn("devmail: truncate journal", "err", err)
 	}
-	s.collect(folders, present)
+	s.remove(removing)
 	return nil
 }
 
-// collect drops references to expunged messages and removes the files that
-// no folder names any more.
-func (s *store) collect(folders []folderState, present map[msgKey]bool) {
-	used := make(map[string]bool)
-	for _, f := range folders {
-		for _, m := range f.Messages {
-			used[m.File] = true
-		}
-	}
-	s.refsMu.Lock()
-	defer s.refsMu.Unlock()
-	for key := range s.refs {
-		if !present[key] {
-			delete(s.refs, key)
-		}
-	}
+// unused lists, sorted, the known files that used does not name.
+func (s *store) unused(used map[string]bool) []string {
+	s.knownMu.Lock()
+	defer s.knownMu.Unlock()
+	var out []string
 	for file := range s.known {
-		if used[file] {
-			continue
+		if !used[file] {
+			out = append(out, file)
 		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// remove deletes message files of expunged mail.
+func (s *store) remove(files []string) {
+	s.knownMu.Lock()
+	defer s.knownMu.Unlock()
+	for _, file := range files {
 		if err := os.Remove(s.messagePath(file)); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			s.log.Warn("devmail: remove expunged message file", "file", file, "err", err)
 			continue

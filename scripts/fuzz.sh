@@ -33,6 +33,8 @@ targets="
 ./tools FuzzResultBounds 3000
 ./message FuzzClean 100000
 ./tools FuzzCleanJSON 60000
+./devmail FuzzStoreDamage 1000
+./devmail/internal/memstore FuzzMIMEWalk 30000
 "
 total=0
 log=$(mktemp)
