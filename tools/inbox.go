@@ -60,6 +60,9 @@ type inboxes struct {
 	opts  InboxOptions
 	// recipients remembers the recipient lines of new mail (isMailFor).
 	recipients recipientCache
+	// arrivals ties since times to the arrival order (see pinCutoff).
+	arrivals arrivals
+	oldest   oldestSince
 }
 
 var tagPattern = regexp.MustCompile(`^[a-z0-9][a-z0-9-]{0,47}$`)
