@@ -27,7 +27,7 @@ func waitParams(extra ...mcp.ToolOption) []mcp.ToolOption {
 	}, extra...)
 }
 
-const waitNote = " Blocks until it arrives (pushed by IMAP IDLE, no polling needed); on timeout the error WAIT_TIMEOUT carries next_since: call again with since=next_since and nothing is missed. Sends progress notifications while waiting."
+const waitNote = " Blocks until it arrives (pushed by IMAP IDLE, no polling needed); on timeout the error WAIT_TIMEOUT carries next_since: call again with since=next_since and nothing is missed; for the next mail after a result, pass its id as since. Sends progress notifications while waiting."
 
 // WaitEmailResult is wait_for_email's result.
 type WaitEmailResult struct {
