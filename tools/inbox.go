@@ -45,6 +45,11 @@ type InboxOptions struct {
 	// ProgressEvery is how often a wait sends a progress notification when
 	// the client asked for them (default 10 s).
 	ProgressEvery time.Duration
+	// Stop, once closed, ends every wait (running or started later) with a
+	// retryable WAIT_TIMEOUT and its next_since: the server closes it when
+	// it starts to shut down, so that waits end within the drain with a
+	// since to go on from instead of being cut (CANCELLED). nil: never.
+	Stop <-chan struct{}
 }
 
 // markerFolder holds one marker message per created inbox, so that the

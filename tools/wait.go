@@ -176,6 +176,8 @@ func (ib *inboxes) wait(ctx context.Context, req mcp.CallToolRequest, addr strin
 			if out, ok := match(&m); ok {
 				return out, nil
 			}
+		case <-ib.opts.Stop:
+			return nil, shuttingDown(c, last)
 		case <-progress.tick():
 			progress.send()
 		case <-ctx.Done():
@@ -198,6 +200,15 @@ func (ib *inboxes) resubscribe(ctx context.Context, last, validity uint32) (*ima
 		return nil, imap.ErrUIDValidityChanged
 	}
 	return sub, nil
+}
+
+// shuttingDown ends a wait when the server shuts down: WAIT_TIMEOUT, so
+// that the client calls again (another replica, or this one restarted)
+// with next_since and loses nothing.
+func shuttingDown(c cutoff, last uint32) error {
+	return &Error{Code: CodeWaitTimeout,
+		Message: "the server is shutting down; call again with since=next_since to continue without missing anything",
+		Details: map[string]any{"next_since": c.nextSince(last)}}
 }
 
 func waitTimeout(c cutoff, last uint32, timeout time.Duration) error {
