@@ -299,6 +299,9 @@ func (w *watcher) sync(ctx context.Context, cn *conn, check bool) error {
 	if err != nil {
 		return w.sessionErr("uid search", err)
 	}
+	if len(uids) > 0 {
+		w.mark(uidValidity, uids[len(uids)-1]+1)
+	}
 	// lo is where the batch starts: it holds every UID in (lo, upTo]. A
 	// subscriber that attached meanwhile at a position below lo did not get
 	// the batches before: it is left there (lagging) for the next round.

@@ -28,6 +28,7 @@ type InboxStore interface {
 	MoveMany(ctx context.Context, from string, uids []uint32, to string) (int, error)
 	CountMatches(ctx context.Context, folder string, crits []imap.SearchCriteria) ([]imap.MatchCount, error)
 	Subscribe(ctx context.Context, folder string, afterUID uint32) (*imap.Subscription, error)
+	ArrivedBy(folder string, t time.Time) (uidValidity, next uint32)
 }
 
 // InboxOptions configure the inbox toolset.

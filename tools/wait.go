@@ -33,8 +33,9 @@ func (c cutoff) nextSince(lastUID uint32) string {
 // (INTERNALDATE, never the Date header), which has whole seconds: a mail
 // of the cutoff's own second counts, so that a cutoff taken just before a
 // mail never loses it. Where the arrival order is known (a UIDNEXT this
-// server read before the cutoff), the messages that had arrived by then
-// are before the cutoff, whatever their second.
+// server read before the cutoff, mail a wait received or the folder's
+// watcher saw before it), the messages that had arrived by then are
+// before the cutoff, whatever their second.
 func (ib *inboxes) pinCutoff(ctx context.Context, since Since) (cutoff, error) {
 	validity, next, err := ib.store.UIDNext(ctx, ib.opts.Folder)
 	if err != nil {
@@ -60,7 +61,11 @@ func (ib *inboxes) pinCutoff(ctx context.Context, since Since) (cutoff, error) {
 	if !since.at.Before(pinned) {
 		return c, nil // everything so far arrived before the cutoff
 	}
-	if known := ib.arrivals.before(since.at, validity); known > 0 {
+	known := ib.arrivals.before(since.at, validity)
+	if v, n := ib.store.ArrivedBy(ib.opts.Folder, since.at); v == validity {
+		known = max(known, min(n, next)) // what the watcher saw arrive
+	}
+	if known > 0 {
 		// Every UID below known arrived before the cutoff; the others are
 		// decided by their arrival time.
 		c.afterUID = known - 1 // known <= next

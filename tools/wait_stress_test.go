@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/email-mcp/email-mcp/internal/mailtest"
 	"github.com/email-mcp/email-mcp/tools"
 )
 
@@ -235,6 +236,32 @@ func TestWaitSinceSameSecond(t *testing.T) {
 		e.call(t, "wait_for_otp", map[string]any{"inbox_id": in.InboxID, "since": since, "timeout": 3}, &got)
 		if got.OTP != code {
 			t.Errorf("try %d: wait_for_otp(since=%s) = %s, want %s", i, since, got.OTP, code)
+		}
+	}
+}
+
+// TestWaitSinceJustAfterMail: a cutoff taken just after a mail, in the same
+// second, does not return that mail once the folder's watcher (running for
+// an earlier wait) has seen it arrive: the arrival order decides inside the
+// second that INTERNALDATE cannot split; 10 of 10.
+func TestWaitSinceJustAfterMail(t *testing.T) {
+	e := newInboxEnv(t)
+	in := e.create(t, "after")
+	e.nextSince(t, in.InboxID) // starts the watcher, which lingers
+	seen := 50 * time.Millisecond
+	if mailtest.Dovecot() {
+		seen = 1500 * time.Millisecond // Dovecot reports new mail to IDLE 0.5 s late, checking every 1 s
+	}
+	for i := range 10 {
+		old, fresh := strconv.Itoa(400000+i), strconv.Itoa(800000+i)
+		e.deliver(t, in.Address, "Old", "Your code is "+old+".")
+		time.Sleep(seen) // the cutoff comes after the watcher saw the mail
+		since := time.Now().UTC().Format("2006-01-02T15:04:05.000Z")
+		e.deliver(t, in.Address, "New", "Your code is "+fresh+".")
+		var got tools.WaitOTPResult
+		e.call(t, "wait_for_otp", map[string]any{"inbox_id": in.InboxID, "since": since, "timeout": 5}, &got)
+		if got.OTP != fresh {
+			t.Errorf("try %d: wait_for_otp(since=%s) = %s, want %s (%s arrived before the cutoff)", i, since, got.OTP, fresh, old)
 		}
 	}
 }
