@@ -161,7 +161,9 @@ func (ib *inboxes) wait(ctx context.Context, req mcp.CallToolRequest, addr strin
 					// Fell behind the watcher (a long catch-up of a past
 					// since, many waiters): start again after the last
 					// message handled; the watcher catches up from there.
-					if sub, err = ib.resubscribe(ctx, last, c.validity); err == nil {
+					var again *imap.Subscription
+					if again, err = ib.resubscribe(ctx, last, c.validity); err == nil {
+						sub = again
 						continue
 					}
 				}

@@ -50,3 +50,32 @@ func TestWaitWithoutSinceAfterGetLatest(t *testing.T) {
 		}
 	}
 }
+
+// TestWaitResubscribesAfterOverflow: a wait whose reader falls behind the
+// watcher's catch-up (a queue of 1 here, 40 messages of other inboxes
+// before its own) subscribes again after the last message it handled and
+// still returns its code; it used to answer INTERNAL (ErrOverflow).
+func TestWaitResubscribesAfterOverflow(t *testing.T) {
+	acct := mailtest.NewAccount(t)
+	mail := imap.New(imap.Options{Host: acct.Host, Port: acct.Port, Username: acct.Username, Password: acct.Password,
+		Security: imap.SecurityPlain, PoolSize: 1, WatchQueue: 1})
+	t.Cleanup(func() { _ = mail.Close() })
+	base := acct.Username
+	if !strings.Contains(base, "@") {
+		base += "@example.test"
+	}
+	ts, err := tools.New(tools.Deps{Mail: mail, Inbox: mail, Inboxes: tools.InboxOptions{Address: base, WaitMax: 30 * time.Second}},
+		tools.Options{Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := &inboxEnv{mailEnv: &mailEnv{acct: acct, client: inProcessClient(t, ts)}, mail: mail, base: base}
+	in, other := e.create(t, "slow"), e.create(t, "other")
+	for i := range 40 {
+		e.deliver(t, other.Address, "Other", "Your code is "+strconv.Itoa(100000+i)+".")
+	}
+	e.deliver(t, in.Address, "Mine", "Your code is 424242.")
+	if code := waitCode(e, map[string]any{"inbox_id": in.InboxID, "since": 0, "timeout": 10}); code != "424242" {
+		t.Errorf("wait_for_otp(since=0) behind 40 messages with a queue of 1 = %s, want 424242", code)
+	}
+}
