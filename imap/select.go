@@ -129,16 +129,26 @@ func (c *Client) UIDValidity(ctx context.Context, folder string) (uint32, error)
 	return v, err
 }
 
-// UIDNext returns the folder's UIDVALIDITY and UIDNEXT with one STATUS
-// through the pool: every message that arrives later has a UID of at least
-// uidNext (in that UIDVALIDITY). It pins "now" for a wait: subscribe with
-// afterUID uidNext-1 and compare the subscription's UIDValidity.
+// UIDNext returns the folder's UIDVALIDITY and UIDNEXT through the pool:
+// every message that arrives later has a UID of at least uidNext (in that
+// UIDVALIDITY). It pins "now" for a wait: subscribe with afterUID
+// uidNext-1 and compare the subscription's UIDValidity.
+//
+// It sends one STATUS, or, on a connection that has the folder selected,
+// selects it again and reads the fresh answer's UIDNEXT: Dovecot answers a
+// STATUS of the selected folder from the session's view as of its last
+// sync, whose UIDNEXT is stale once mail arrived through another session
+// (a wait without since then returned mail older than the call).
 func (c *Client) UIDNext(ctx context.Context, folder string) (uidValidity, uidNext uint32, err error) {
 	op := fmt.Sprintf("uidnext of %q", folder)
 	if err := checkFolder(folder); err != nil {
 		return 0, 0, fmt.Errorf("%s: %w", op, err)
 	}
 	err = c.do(ctx, op, func(cn *conn) error {
+		if s := cn.cached(folder); s != nil {
+			uidValidity, uidNext, err = cn.reselect(folder, !s.readOnly)
+			return err
+		}
 		sd, err := cn.ic.Status(canonicalFolder(folder), &goimap.StatusOptions{UIDValidity: true, UIDNext: true}).Wait()
 		if err != nil {
 			return fmt.Errorf("status: %w", err)
@@ -153,4 +163,20 @@ func (c *Client) UIDNext(ctx context.Context, folder string) (uidValidity, uidNe
 		return 0, 0, err
 	}
 	return uidValidity, uidNext, nil
+}
+
+// reselect selects the folder the connection has selected once more (in
+// the same mode) and returns the fresh answer's UIDVALIDITY and UIDNEXT.
+func (cn *conn) reselect(folder string, write bool) (uidValidity, uidNext uint32, err error) {
+	cn.sel = nil
+	sel, _, err := cn.selectFolder(folder, write)
+	if err != nil {
+		return 0, 0, err
+	}
+	if sel.uidNext == 0 { // a server that sends no UIDNEXT
+		if sel.uidNext, err = uidNextBySearch(cn); err != nil {
+			return 0, 0, err
+		}
+	}
+	return sel.uidValidity, sel.uidNext, nil
 }

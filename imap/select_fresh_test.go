@@ -140,3 +140,33 @@ func TestReusedSelectionSeesFlagChanges(t *testing.T) {
 		}
 	}
 }
+
+// TestUIDNextAfterKeptSelection: UIDNext on the pooled connection that keeps
+// the folder selected names the mail delivered since through another
+// connection. Dovecot answers a STATUS of the selected folder from the
+// session's stale view: the UIDNEXT of before the delivery, which made a wait
+// without since return mail older than the call, and an id fresh from
+// another process "not a message id of this folder". Runs on Dovecot in its
+// tier.
+func TestUIDNextAfterKeptSelection(t *testing.T) {
+	acct := mailtest.NewAccount(t)
+	raw := func(i int) []byte {
+		return []byte(fmt.Sprintf("From: a@example.test\r\nTo: b@example.test\r\nSubject: next %d\r\nMessage-ID: <next-%d@example.test>\r\n\r\nbody %d\r\n", i, i, i))
+	}
+	acct.Append(t, "INBOX", raw(0))
+	c := imap.New(imap.Options{Host: acct.Host, Port: acct.Port, Username: acct.Username, Password: acct.Password,
+		Security: imap.SecurityPlain, PoolSize: 1})
+	t.Cleanup(func() { _ = c.Close() })
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	for i := 1; i <= 5; i++ {
+		if _, err := c.Search(ctx, "INBOX", imap.SearchCriteria{}, imap.PageRequest{Limit: 10}); err != nil {
+			t.Fatalf("Search() = %v", err)
+		}
+		uid := acct.Append(t, "INBOX", raw(i)) // through another connection
+		v, next, err := c.UIDNext(ctx, "INBOX")
+		if err != nil || next != uid+1 {
+			t.Fatalf("UIDNext() after delivery of UID %d = %d, %d, %v; want UIDNEXT %d", uid, v, next, err, uid+1)
+		}
+	}
+}

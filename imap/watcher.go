@@ -31,12 +31,13 @@ type watcher struct {
 	failures int           // consecutive failed connects or sessions; the goroutine's own
 
 	subs        map[*Subscription]struct{}
-	live        bool      // connected with the folder selected
-	uidValidity uint32    // 0: none yet, or reset after a change
-	lastUID     uint32    // the highest UID the watcher has looked at
-	lastErr     error     // why the last connect failed; nil once one succeeds
-	retryAt     time.Time // no Subscribe waits for a connect before this after lastErr
-	emptySince  time.Time // when the last subscriber left; zero while there are some
+	live        bool          // connected with the folder selected
+	uidValidity uint32        // 0: none yet, or reset after a change
+	lastUID     uint32        // the highest UID the watcher has looked at
+	lastErr     error         // why the last connect failed; nil once one succeeds
+	retryAt     time.Time     // no Subscribe waits for a connect before this after lastErr
+	emptySince  time.Time     // when the last subscriber left; zero while there are some
+	marks       []arrivalMark // what arrived by when (ArrivedBy)
 }
 
 func newWatcher(c *Client, folder string) *watcher {
@@ -269,6 +270,7 @@ func (w *watcher) selected(uidValidity, uidNext uint32) (check bool) {
 		check = uidNext-1 > w.lastUID
 	}
 	w.live, w.lastErr = true, nil
+	w.markLocked(uidValidity, uidNext)
 	for s := range w.subs {
 		if !s.attached {
 			w.attachLocked(s)

@@ -299,10 +299,21 @@ func (w *watcher) sync(ctx context.Context, cn *conn, check bool) error {
 	if err != nil {
 		return w.sessionErr("uid search", err)
 	}
+	if len(uids) > 0 {
+		w.mark(uidValidity, uids[len(uids)-1]+1)
+	}
+	// lo is where the batch starts: it holds every UID in (lo, upTo]. A
+	// subscriber that attached meanwhile at a position below lo did not get
+	// the batches before: it is left there (lagging) for the next round.
+	// Handing it a later batch and moving it past the earlier ones lost
+	// their mail: waits with a past since, started while the watcher was
+	// catching up others, timed out with their mail in the folder.
+	lo := from
 	for batch := range slices.Chunk(uids, watchBatch) {
 		upTo := batch[len(batch)-1]
-		if !w.wanted(from, upTo) {
+		if !w.wanted(lo, upTo) {
 			w.advance(upTo)
+			lo = upTo
 			continue
 		}
 		w.c.watch.count(&w.c.watch.fetches)
@@ -317,9 +328,26 @@ func (w *watcher) sync(ctx context.Context, cn *conn, check bool) error {
 		if err != nil {
 			return w.sessionErr("uid fetch", err)
 		}
-		w.fanOut(from, upTo, msgs)
+		w.fanOut(lo, upTo, msgs)
+		lo = upTo
 	}
+	w.settle(lo, last)
 	return nil
+}
+
+// settle moves the subscribers at [lo, last) to last: the search found no
+// UID there, and none can appear (UIDs up to last were given out before
+// it), so they have seen everything up to last. Without it a subscriber
+// whose messages were expunged stayed behind for good.
+func (w *watcher) settle(lo, last uint32) {
+	ws := &w.c.watch
+	ws.mu.Lock()
+	defer ws.mu.Unlock()
+	for s := range w.subs {
+		if s.attached && s.seen >= lo && s.seen < last {
+			s.seen = last
+		}
+	}
 }
 
 // advance moves the watcher past a batch no subscriber needed. One that
@@ -363,9 +391,9 @@ func (w *watcher) wanted(from, upTo uint32) bool {
 	return false
 }
 
-// fanOut hands a batch (every UID up to upTo, msgs being those still
-// there) to each subscriber the search covered (seen >= from; one that
-// attached behind from meanwhile waits for its own round), each message
+// fanOut hands a batch (every UID in (from, upTo], msgs being those still
+// there) to each subscriber it covers (seen >= from; one that attached
+// behind from meanwhile waits for its own round), each message
 // with a UID above its position, and moves it and the watcher to upTo. A
 // subscriber whose queue is full is closed with ErrOverflow.
 func (w *watcher) fanOut(from, upTo uint32, msgs []*Message) {

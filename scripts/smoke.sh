@@ -43,8 +43,7 @@ for flag in --version -v version; do
   "$bin" $flag | grep -q '^email-mcp ' || fail "email-mcp $flag does not print the version"
 done
 
-# 2. Start the sandbox (no IMAP_HOST) with a fixed key. The per-key rate
-#    limit is raised: this script makes more calls than its burst (12).
+# 2. Start the sandbox (no IMAP_HOST) with a fixed key and the default limits.
 ( cd "$work" && exec env -i PATH="$PATH" HOME="$work" MCP_API_KEY="$key" MCP_PORT="$mcp_port" \
     DEV_SMTP_ADDR="127.0.0.1:$smtp_port" DEV_IMAP_ADDR="127.0.0.1:$imap_port" "$bin" >"$work/stdout" 2>"$work/stderr" ) &
 pid=$!
@@ -108,6 +107,7 @@ inbox=$(python3 -c 'import json,sys; print(json.loads(sys.argv[1])["structuredCo
 addr=$(python3 -c 'import json,sys; print(json.loads(sys.argv[1])["structuredContent"]["address"])' "$created")
 short=$(mcall "{\"method\":\"tools/call\",\"params\":{\"name\":\"wait_for_email\",\"arguments\":{\"inbox_id\":\"$inbox\",\"timeout\":0.2}}}")
 since=$(python3 -c 'import json,sys; print(json.loads(sys.argv[1])["structuredContent"]["error"]["next_since"])' "$short") || fail "short wait: $short"
+t0=$(python3 -c 'import time; print(time.time() - 2)') # before the mail below, for step 6a
 mcall "{\"method\":\"tools/call\",\"params\":{\"name\":\"wait_for_otp\",\"arguments\":{\"inbox_id\":\"$inbox\",\"since\":\"$since\",\"timeout\":15}}}" >"$work/otp" &
 waiter=$!
 python3 - "$smtp_port" "$addr" <<'PY'
@@ -148,6 +148,49 @@ uid=$(python3 -c 'import json,sys; print(json.loads(sys.argv[1])["structuredCont
 r=$(mcall "{\"method\":\"tools/call\",\"params\":{\"name\":\"download_attachment\",\"arguments\":{\"uid\":$uid,\"attachment_index\":0}}}")
 path=$(python3 -c 'import json,sys; print(json.loads(sys.argv[1])["structuredContent"]["file_path"])' "$r") || fail "download_attachment: $r"
 cmp -s "$workspace/uploads/report.pdf" "$(dirname "$workspace")/../$path" || fail "downloaded $path differs from the upload"
+# 6e. Every form of since through the binary, on the mail of step 6: each
+#     names a moment before it, so each wait returns its code. Then
+#     mailsocket's "try the loop without real email" recipe, verbatim:
+#     get_latest (or since=0 when the inbox is empty), send_test_code,
+#     wait_for_otp with since = that id. A time far ahead is refused.
+python3 - "$base" "$key" "$inbox" "$t0" <<'PY' || fail "since forms (above)"
+import datetime, json, sys, time, urllib.error, urllib.request
+base, key, inbox, t0 = sys.argv[1], sys.argv[2], sys.argv[3], float(sys.argv[4])
+opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+def call(name, **args):
+    body = json.dumps({"method": "tools/call", "params": {"name": name, "arguments": args}}).encode()
+    req = urllib.request.Request(base + "/mcp/call", body, {"X-API-Key": key, "Content-Type": "application/json"})
+    for _ in range(20):  # the per-key rate limit: wait as Retry-After says
+        try:
+            return json.load(opener.open(req, timeout=20))["structuredContent"]
+        except urllib.error.HTTPError as e:
+            if e.code != 429:
+                sys.exit(f"{name} {args}: HTTP {e.code}: {e.read()[:300]}")
+            time.sleep(float(e.headers.get("Retry-After", "1")))
+    sys.exit(f"{name} {args}: still rate limited")
+utc = datetime.datetime.fromtimestamp(t0, datetime.timezone.utc)
+forms = [0, "0", int(t0), str(int(t0)), int(t0 * 1000), str(int(t0 * 1000)),
+         utc.strftime("%Y-%m-%dT%H:%M:%SZ"), utc.strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z",
+         utc.strftime("%Y-%m-%dT%H:%M:%S"), utc.strftime("%Y-%m-%d")]
+for since in forms:
+    got = call("wait_for_otp", inbox_id=inbox, since=since, timeout=5)
+    if got.get("otp") != "735209":
+        sys.exit(f"wait_for_otp since={since!r}: {got}")
+bad = call("wait_for_otp", inbox_id=inbox, since=str(int((t0 + 3 * 86400) * 1000)), timeout=1)
+if bad.get("error", {}).get("code") != "INVALID_ARGUMENT" or bad["error"]["retryable"]:
+    sys.exit(f"since far in the future: {bad}")
+fresh = call("create_inbox", label="recipe")["inbox_id"]
+for step in range(2):  # an empty inbox (since=0), then one with mail (its id)
+    latest = call("get_latest", inbox_id=fresh)["message"]
+    since = latest["id"] if latest else 0
+    if (latest is None) != (step == 0):
+        sys.exit(f"get_latest step {step}: {latest}")
+    call("send_test_code", inbox_id=fresh)
+    got = call("wait_for_otp", inbox_id=fresh, since=since, timeout=10)
+    if not got.get("otp") or (latest and got["id"] == latest["id"]):
+        sys.exit(f"recipe step {step}: wait_for_otp since={since!r}: {got}")
+time.sleep(6)  # give the key's token bucket back to the steps below
+PY
 
 # 6b. Guardrails: a send is audited (one line, no subject or address), and
 #     a Host that is not allowed is refused (DNS rebinding).
@@ -203,4 +246,4 @@ printf '%s\n%s\n' "$init" "$lst" | timeout 30 env -i PATH="$PATH" HOME="$work" \
 grep -q '"list_folders"' "$work/stdio.out" || fail "stdio tools/list: $(cat "$work/stdio.out")"
 if grep -qv '^{' "$work/stdio.out"; then fail "stdio wrote non-protocol output to stdout"; fi
 
-echo "smoke: OK (--version, sandbox, banner IMAP login, auth, SMTP->list_folders, create_inbox + SMTP -> wait_for_otp, INBOX_NOT_FOUND, attachments example, reply to 300 refused, /mcp, /sse, SIGTERM, stdio)"
+echo "smoke: OK (--version, sandbox, banner IMAP login, auth, SMTP->list_folders, create_inbox + SMTP -> wait_for_otp, INBOX_NOT_FOUND, every since form, the send_test_code recipe, attachments example, reply to 300 refused, /mcp, /sse, SIGTERM, stdio)"

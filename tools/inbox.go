@@ -28,6 +28,7 @@ type InboxStore interface {
 	MoveMany(ctx context.Context, from string, uids []uint32, to string) (int, error)
 	CountMatches(ctx context.Context, folder string, crits []imap.SearchCriteria) ([]imap.MatchCount, error)
 	Subscribe(ctx context.Context, folder string, afterUID uint32) (*imap.Subscription, error)
+	ArrivedBy(folder string, t time.Time) (uidValidity, next uint32)
 }
 
 // InboxOptions configure the inbox toolset.
@@ -45,6 +46,11 @@ type InboxOptions struct {
 	// ProgressEvery is how often a wait sends a progress notification when
 	// the client asked for them (default 10 s).
 	ProgressEvery time.Duration
+	// Stop, once closed, ends every wait (running or started later) with a
+	// retryable WAIT_TIMEOUT and its next_since: the server closes it when
+	// it starts to shut down, so that waits end within the drain with a
+	// since to go on from instead of being cut (CANCELLED). nil: never.
+	Stop <-chan struct{}
 }
 
 // markerFolder holds one marker message per created inbox, so that the
@@ -62,6 +68,9 @@ type inboxes struct {
 	recipients recipientCache
 	// known remembers inboxes seen to exist (exists).
 	known knownInboxes
+	// arrivals ties since times to the arrival order (see pinCutoff).
+	arrivals arrivals
+	oldest   oldestSince
 }
 
 var tagPattern = regexp.MustCompile(`^[a-z0-9][a-z0-9-]{0,47}$`)

@@ -15,7 +15,7 @@ type waitArgs struct {
 	SubjectContains string   `json:"subject_contains"`
 	Sender          string   `json:"sender"`
 	Timeout         *float64 `json:"timeout"`
-	Since           string   `json:"since"`
+	Since           Since    `json:"since"`
 	MinConfidence   *float64 `json:"min_confidence"`
 }
 
@@ -23,11 +23,11 @@ func waitParams(extra ...mcp.ToolOption) []mcp.ToolOption {
 	return append([]mcp.ToolOption{
 		inboxIDParam(),
 		mcp.WithNumber("timeout", mcp.DefaultNumber(60), mcp.Min(1), mcp.Description("seconds to wait at most (capped by WAIT_MAX_SECONDS)")),
-		mcp.WithString("since", mcp.Description("only mail after this: RFC 3339, unix seconds, or a message id (next_since of a timed-out wait). Omitted: mail arriving after the call starts")),
+		sinceParam(),
 	}, extra...)
 }
 
-const waitNote = " Blocks until it arrives (pushed by IMAP IDLE, no polling needed); on timeout the error WAIT_TIMEOUT carries next_since: call again with since=next_since and nothing is missed. Sends progress notifications while waiting."
+const waitNote = " Blocks until it arrives (pushed by IMAP IDLE, no polling needed); on timeout the error WAIT_TIMEOUT carries next_since: call again with since=next_since and nothing is missed; for the next mail after a result, pass its id as since. Sends progress notifications while waiting."
 
 // WaitEmailResult is wait_for_email's result.
 type WaitEmailResult struct {

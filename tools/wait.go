@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
@@ -29,31 +27,49 @@ func (c cutoff) nextSince(lastUID uint32) string {
 }
 
 // pinCutoff turns since into a cutoff. Omitted: mail that arrives after the
-// call started (the folder's UIDNEXT now). An id: mail after that message
-// (an unknown id is INVALID_ARGUMENT). RFC 3339 or unix seconds: mail that
-// arrived at or after that time (by the server's arrival time, not the Date
-// header).
-func (ib *inboxes) pinCutoff(ctx context.Context, since string) (cutoff, error) {
+// call started (the folder's UIDNEXT now). 0: every message of the folder.
+// An id: mail after that message (an unknown id is INVALID_ARGUMENT). A
+// time: mail that arrived at or after it, by the server's arrival time
+// (INTERNALDATE, never the Date header), which has whole seconds: a mail
+// of the cutoff's own second counts, so that a cutoff taken just before a
+// mail never loses it. Where the arrival order is known (a UIDNEXT this
+// server read before the cutoff, mail a wait received or the folder's
+// watcher saw before it), the messages that had arrived by then are
+// before the cutoff, whatever their second.
+func (ib *inboxes) pinCutoff(ctx context.Context, since Since) (cutoff, error) {
 	validity, next, err := ib.store.UIDNext(ctx, ib.opts.Folder)
 	if err != nil {
 		return cutoff{}, folderError(err, ib.opts.Folder)
 	}
+	pinned := time.Now() // every UID below next had arrived by now
+	ib.arrivals.add(pinned, validity, next)
 	c := cutoff{validity: validity, afterUID: next - 1}
-	since = strings.TrimSpace(since)
-	switch {
-	case since == "":
+	switch since.kind {
+	case sinceNone:
 		return c, nil
-	case strings.HasPrefix(since, "msg_"):
-		v, uid, ok := parseSinceID(since)
-		if !ok || v != validity || uid >= next {
-			return cutoff{}, invalidArg("since %q is not a message id of this inbox's folder (it may be from before the folder was recreated)", truncate(since, 60))
+	case sinceAll:
+		c.afterUID = 0
+		return c, nil
+	case sinceID:
+		if since.validity != validity || since.uid >= next {
+			return cutoff{}, invalidArg("since %q is not a message id of this inbox's folder (it may be from before the folder was recreated)", truncate(since.raw, 60))
 		}
-		c.afterUID = uid
+		c.afterUID = since.uid
 		return c, nil
 	}
-	t, err := parseSinceTime(since)
-	if err != nil {
-		return cutoff{}, err
+	c.notBefore = since.at.Truncate(time.Second)
+	if !since.at.Before(pinned) {
+		return c, nil // everything so far arrived before the cutoff
+	}
+	known := ib.arrivals.before(since.at, validity)
+	if v, n := ib.store.ArrivedBy(ib.opts.Folder, since.at); v == validity {
+		known = max(known, min(n, next)) // what the watcher saw arrive
+	}
+	if known > 0 {
+		// Every UID below known arrived before the cutoff; the others are
+		// decided by their arrival time.
+		c.afterUID = known - 1 // known <= next
+		return c, nil
 	}
 	// Every message of the folder from that day on is a candidate; the
 	// arrival time decides. SEARCH SINCE compares the date of each
@@ -61,41 +77,25 @@ func (ib *inboxes) pinCutoff(ctx context.Context, since string) (cutoff, error) 
 	// that arrived at 01:30Z the day before. The UTC day of t - 14 h covers
 	// every zone (the westernmost is UTC-12). Only the lowest matching UID matters:
 	// UID SEARCH RETURN (MIN).
-	counts, err := ib.store.CountMatches(ctx, ib.opts.Folder, []imap.SearchCriteria{{Since: t.UTC().Add(-maxZoneOffset)}})
-	if err != nil {
-		return cutoff{}, folderError(err, ib.opts.Folder)
+	day := since.at.UTC().Add(-maxZoneOffset)
+	oldest, ok := ib.oldest.get(validity, day)
+	if !ok {
+		counts, err := ib.store.CountMatches(ctx, ib.opts.Folder, []imap.SearchCriteria{{Since: day}})
+		if err != nil {
+			return cutoff{}, folderError(err, ib.opts.Folder)
+		}
+		// None found: the mail to come is after next-1.
+		if oldest = counts[0].OldestUID; oldest == 0 {
+			oldest = next
+		}
+		ib.oldest.put(validity, day, oldest)
 	}
-	c.notBefore = t
-	if oldest := counts[0].OldestUID; oldest != 0 && oldest-1 < c.afterUID {
-		c.afterUID = oldest - 1
-	}
+	c.afterUID = min(c.afterUID, oldest-1)
 	return c, nil
 }
 
 // maxZoneOffset bounds the UTC offsets in use (UTC-12 to UTC+14).
 const maxZoneOffset = 14 * time.Hour
-
-// parseSinceID accepts msg_<uidvalidity>_<uid>, uid 0 included (a
-// next_since before any message).
-func parseSinceID(s string) (validity, uid uint32, ok bool) {
-	vs, us, found := strings.Cut(strings.TrimPrefix(s, "msg_"), "_")
-	v, err1 := strconv.ParseUint(vs, 10, 32)
-	u, err2 := strconv.ParseUint(us, 10, 32)
-	if !found || err1 != nil || err2 != nil || v == 0 {
-		return 0, 0, false
-	}
-	return uint32(v), uint32(u), true
-}
-
-func parseSinceTime(s string) (time.Time, error) {
-	if t, err := time.Parse(time.RFC3339, s); err == nil {
-		return t, nil
-	}
-	if n, err := strconv.ParseInt(s, 10, 64); err == nil && n > 0 {
-		return time.Unix(n, 0), nil
-	}
-	return time.Time{}, invalidArg("since must be RFC 3339, unix seconds or a message id (got %q)", truncate(s, 60))
-}
 
 // maxDuration is the longest time.Duration.
 const maxDuration = time.Duration(1<<63 - 1)
@@ -145,7 +145,7 @@ func (ib *inboxes) wait(ctx context.Context, req mcp.CallToolRequest, addr strin
 		}
 		return nil, folderError(err, ib.opts.Folder)
 	}
-	defer sub.Close()
+	defer func() { sub.Close() }()
 	if sub.UIDValidity() != c.validity {
 		return nil, folderError(imap.ErrUIDValidityChanged, ib.opts.Folder)
 	}
@@ -156,18 +156,35 @@ func (ib *inboxes) wait(ctx context.Context, req mcp.CallToolRequest, addr strin
 		select {
 		case m, ok := <-sub.C:
 			if !ok {
-				if err := sub.Err(); err != nil {
-					return nil, folderError(err, ib.opts.Folder)
+				err := sub.Err()
+				if errors.Is(err, imap.ErrOverflow) {
+					// Fell behind the watcher (a long catch-up of a past
+					// since, many waiters): start again after the last
+					// message handled; the watcher catches up from there.
+					var again *imap.Subscription
+					if again, err = ib.resubscribe(ctx, last, c.validity); err == nil {
+						sub = again
+						continue
+					}
 				}
-				return nil, waitTimeout(c, last, timeout)
+				switch {
+				case err == nil || errors.Is(err, context.DeadlineExceeded):
+					return nil, waitTimeout(c, last, timeout)
+				case errors.Is(err, context.Canceled):
+					return nil, err
+				}
+				return nil, folderError(err, ib.opts.Folder)
 			}
 			last = max(last, m.UID)
+			ib.arrivals.add(time.Now(), m.UIDValidity, m.UID+1)
 			if m.InternalDate.Before(c.notBefore) || !ib.isMailFor(&m, addr) {
 				continue
 			}
 			if out, ok := match(&m); ok {
 				return out, nil
 			}
+		case <-ib.opts.Stop:
+			return nil, shuttingDown(c, last)
 		case <-progress.tick():
 			progress.send()
 		case <-ctx.Done():
@@ -177,6 +194,28 @@ func (ib *inboxes) wait(ctx context.Context, req mcp.CallToolRequest, addr strin
 			return nil, ctx.Err()
 		}
 	}
+}
+
+// resubscribe subscribes again after last, in the same UIDVALIDITY.
+func (ib *inboxes) resubscribe(ctx context.Context, last, validity uint32) (*imap.Subscription, error) {
+	sub, err := ib.store.Subscribe(ctx, ib.opts.Folder, last)
+	if err != nil {
+		return nil, err
+	}
+	if sub.UIDValidity() != validity {
+		sub.Close()
+		return nil, imap.ErrUIDValidityChanged
+	}
+	return sub, nil
+}
+
+// shuttingDown ends a wait when the server shuts down: WAIT_TIMEOUT, so
+// that the client calls again (another replica, or this one restarted)
+// with next_since and loses nothing.
+func shuttingDown(c cutoff, last uint32) error {
+	return &Error{Code: CodeWaitTimeout,
+		Message: "the server is shutting down; call again with since=next_since to continue without missing anything",
+		Details: map[string]any{"next_since": c.nextSince(last)}}
 }
 
 func waitTimeout(c cutoff, last uint32, timeout time.Duration) error {

@@ -56,7 +56,16 @@ func runServe(ctx context.Context, cfg *config.Config, stdout, stderr io.Writer)
 	if cfg.Sandbox() {
 		printBanner(stdout, a, base, key, generated)
 	}
-	return serveUntilDone(ctx, srv, ln, h, log)
+	return serveUntilDone(ctx, srv, ln, h, log, a.endWaits)
+}
+
+// endWaits ends the running waits (WAIT_TIMEOUT with next_since); once.
+func (a *app) endWaits() {
+	select {
+	case <-a.stopWaits:
+	default:
+		close(a.stopWaits)
+	}
 }
 
 // buildHTTP puts the auth middleware in front of the tools' HTTP endpoints.
@@ -111,8 +120,11 @@ func newHTTPServer(h http.Handler, log *slog.Logger) *http.Server {
 }
 
 // serveUntilDone serves until ctx ends, then drains: streams are closed,
-// in-flight calls get shutdownTimeout to finish.
-func serveUntilDone(ctx context.Context, srv *http.Server, ln net.Listener, h *tools.HTTP, log *slog.Logger) int {
+// in-flight calls get shutdownTimeout to finish. endWaits runs first: a
+// wait would otherwise hold the drain to its deadline and then be cut
+// (CANCELLED, nothing to continue from); it answers WAIT_TIMEOUT with
+// next_since at once instead.
+func serveUntilDone(ctx context.Context, srv *http.Server, ln net.Listener, h *tools.HTTP, log *slog.Logger, endWaits func()) int {
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	select {
@@ -122,6 +134,7 @@ func serveUntilDone(ctx context.Context, srv *http.Server, ln net.Listener, h *t
 	case <-ctx.Done():
 	}
 	log.Info("shutting down")
+	endWaits()
 	sctx, cancel := context.WithTimeout(context.Background(), shutdownTimeout)
 	defer cancel()
 	// The server stops taking requests first; running calls finish (those

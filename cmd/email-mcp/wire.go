@@ -40,6 +40,9 @@ type app struct {
 	// baseDir is the attachments base (EMAIL_BASE_DIR, or the sandbox's
 	// own); tempBase is set when it is a temporary one that Close removes.
 	baseDir, tempBase string
+	// stopWaits is closed when the server starts to shut down: running
+	// waits end with WAIT_TIMEOUT and next_since (tools.InboxOptions.Stop).
+	stopWaits chan struct{}
 }
 
 // newLogger makes the one logger of the process; it writes to w (stderr).
@@ -65,7 +68,7 @@ func newApp(ctx context.Context, cfg *config.Config, log *slog.Logger, so sandbo
 	for _, w := range cfg.Warnings() {
 		log.Warn(w)
 	}
-	a := &app{cfg: cfg, log: log}
+	a := &app{cfg: cfg, log: log, stopWaits: make(chan struct{})}
 	var imapOpts imap.Options
 	var smtpOpts smtp.Options
 	if cfg.Sandbox() {
@@ -96,7 +99,7 @@ func newApp(ctx context.Context, cfg *config.Config, log *slog.Logger, so sandbo
 		deps.Sender = a.sender
 	}
 	deps.Inbox = a.mail
-	deps.Inboxes = tools.InboxOptions{Address: inboxAddress(cfg), Sandbox: cfg.Sandbox(), WaitMax: cfg.WaitMax(), ProgressEvery: cfg.WaitProgress()}
+	deps.Inboxes = tools.InboxOptions{Address: inboxAddress(cfg), Sandbox: cfg.Sandbox(), WaitMax: cfg.WaitMax(), ProgressEvery: cfg.WaitProgress(), Stop: a.stopWaits}
 	deps.Send = tools.SendOptions{From: fromAddress(cfg), FromName: cfg.DefaultFromName, SaveSent: string(cfg.SaveSent), SentFolder: cfg.SentFolder,
 		AllowedRecipients: cfg.SendAllowedRecipients, MaxPerHour: cfg.SendMaxPerHour}
 	ts, err := tools.New(deps, tools.Options{
