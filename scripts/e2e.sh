@@ -162,6 +162,13 @@ else
 fi
 record "mcpb bundle" "$rc"
 
+# --- the official Go SDK, protocol revision 2026-07-28 --------------------------
+section "Go SDK (modelcontextprotocol/go-sdk): server/discover on 2026-07-28, tools/list = golden, the inbox loop; 2025-11-25 too"
+rc=0
+(cd e2e/gosdk && E2E_BIN="$bin" timeout 300 go test -count=1 -v ./...) >"$work/gosdk.txt" 2>&1 || rc=$?
+if [ "$rc" = 0 ]; then grep -E '^(--- |ok)' "$work/gosdk.txt"; else cat "$work/gosdk.txt"; fi
+record "go sdk" "$rc"
+
 # --- the sandbox -------------------------------------------------------------
 section "sandbox: the SDK client over Streamable HTTP, SSE and stdio"
 for t in http sse; do
