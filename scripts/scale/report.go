@@ -134,6 +134,15 @@ func (r *report) check(strictCap bool) {
 			fail("searches with %d replicas: %d ok, failures %v", t.Replicas, t.OK, t.NotOK)
 		}
 	}
+	// Each replica holds at most its pool and one watcher (every wait here
+	// is on INBOX): more would be a leak, and breaks the budget of README.
+	for name, m := range map[string]map[string]int{"with the waits": w.IMAPConnsWaiting, "after the restarts": r.IMAPConnsAfter} {
+		for rep, n := range m {
+			if n > r.PoolSize+1 {
+				fail("%s holds %d IMAP connections %s, over IMAP_POOL_SIZE+1 = %d", rep, n, name, r.PoolSize+1)
+			}
+		}
+	}
 	if r.SecretsInLogs > 0 {
 		fail("%d replica log files hold the API key or the account password", r.SecretsInLogs)
 	}
