@@ -107,7 +107,7 @@ func main() {
 		}
 		os.Exit(1)
 	}
-	fmt.Println("scale: OK")
+	fmt.Println("scale: every property holds")
 }
 
 // env is what every replica runs with: one account, the relay, the public
