@@ -142,7 +142,7 @@ func responseKind(err error) error {
 		return ErrFolderNotFound
 	case ie.Code == goimap.ResponseCodeAuthenticationFailed:
 		return ErrAuthFailed
-	case ie.Code == goimap.ResponseCodeUnavailable:
+	case ie.Code == goimap.ResponseCodeUnavailable, ie.Code == goimap.ResponseCodeLimit, ie.Code == goimap.ResponseCodeInUse:
 		return ErrConnection
 	case ie.Code == goimap.ResponseCodeBadCharset:
 		return ErrSearchCharset
@@ -165,14 +165,17 @@ func mentionsMissingFolder(text string) bool {
 }
 
 // loginKind classifies a failed LOGIN: any refusal is ErrAuthFailed except a
-// temporary one (UNAVAILABLE) or one that asks for TLS first.
+// temporary one or one that asks for TLS first. Temporary: UNAVAILABLE, and
+// LIMIT or INUSE (RFC 5530), as Dovecot answers when the user already has
+// mail_max_userip_connections open: the credentials are fine, and an
+// AUTH_FAILED would tell every wait of a replica to give up at once.
 func loginKind(err error) error {
 	var ie *goimap.Error
 	if !errors.As(err, &ie) {
 		return ErrConnection
 	}
 	switch ie.Code {
-	case goimap.ResponseCodeUnavailable:
+	case goimap.ResponseCodeUnavailable, goimap.ResponseCodeLimit, goimap.ResponseCodeInUse:
 		return ErrConnection
 	case goimap.ResponseCodePrivacyRequired:
 		return ErrTLS

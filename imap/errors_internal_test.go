@@ -28,6 +28,7 @@ func TestTranslate(t *testing.T) {
 		{"Gmail text", no("", "Unknown Mailbox: Foo (Failure)"), ErrFolderNotFound, true},
 		{"AUTHENTICATIONFAILED", no(goimap.ResponseCodeAuthenticationFailed, "bad"), ErrAuthFailed, true},
 		{"UNAVAILABLE", no(goimap.ResponseCodeUnavailable, "try later"), ErrConnection, true},
+		{"LIMIT", no(goimap.ResponseCodeLimit, "too many"), ErrConnection, true},
 		{"other NO", no(goimap.ResponseCodeOverQuota, "full"), ErrProtocol, true},
 		{"BAD", &goimap.Error{Type: goimap.StatusResponseTypeBad, Text: "syntax"}, ErrProtocol, false},
 		{"BYE", &goimap.Error{Type: goimap.StatusResponseTypeBye, Text: "shutting down"}, ErrConnection, false},
@@ -93,6 +94,8 @@ func TestLoginKind(t *testing.T) {
 		{no("", "LOGIN failed"), ErrAuthFailed},
 		{&goimap.Error{Type: goimap.StatusResponseTypeBad, Text: "LOGIN disabled"}, ErrAuthFailed},
 		{no(goimap.ResponseCodeUnavailable, "auth backend down"), ErrConnection},
+		{no(goimap.ResponseCodeLimit, "Maximum number of connections from user+IP exceeded (mail_max_userip_connections=10)"), ErrConnection},
+		{no(goimap.ResponseCodeInUse, "Mailbox in use"), ErrConnection},
 		{no(goimap.ResponseCodePrivacyRequired, "TLS first"), ErrTLS},
 		{io.EOF, ErrConnection},
 	}
