@@ -51,7 +51,7 @@ func parseFlags() options {
 	flag.IntVar(&o.seed, "seed", 200, "messages seeded for the searches")
 	flag.DurationVar(&o.throughput, "throughput", 4*time.Second, "search load per replica count")
 	flag.Parse()
-	o.strictCap = os.Getenv("EMAIL_MCP_SCALE_STRICT_CAP") == "1"
+	o.strictCap = os.Getenv("EMAIL_MCP_SCALE_STRICT_CAP") != "0"
 	for _, p := range strings.Split(ports, ",") {
 		n, err := strconv.Atoi(strings.TrimSpace(p))
 		if err == nil {

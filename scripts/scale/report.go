@@ -154,7 +154,7 @@ func (r *report) check(strictCap bool) {
 		if strictCap {
 			fail("%s", msg)
 		} else {
-			r.Notes = append(r.Notes, msg+" (not a failure until EMAIL_MCP_SCALE_STRICT_CAP=1)")
+			r.Notes = append(r.Notes, msg+" (not a failure: EMAIL_MCP_SCALE_STRICT_CAP=0)")
 		}
 	}
 }

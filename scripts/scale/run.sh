@@ -11,8 +11,8 @@
 #     started again): every code must reach its wait (retries use next_since
 #     or the caller's since), none wrong, none twice;
 #   - SEND_MAX_PER_HOUR=5 on each replica, 20 sends through nginx: the
-#     number delivered must be 5 (a failure only with
-#     EMAIL_MCP_SCALE_STRICT_CAP=1, until the shared send cap is merged);
+#     number delivered must be exactly 5 (the cap is the account's, counted
+#     in the mailbox; EMAIL_MCP_SCALE_STRICT_CAP=0 only reports it);
 #   - the IMAP connections of each replica (ss -tnp, by PID).
 # It prints a JSON report and a summary; exit 1 when a property fails.
 # nginx runs from a temp dir on loopback ports and is stopped by its PID.
