@@ -23,6 +23,7 @@ const everything = "*"
 var allowed = map[string][]string{
 	"cmd/email-mcp":       {everything},
 	"cmd/email-mcp-bench": {"internal/netaddr"},
+	"scripts/scale":       nil,
 	"tools":               {"imap", "smtp", "attachments", "message", "extract"},
 	"imap":                {"message", "internal/clampconn", "internal/redact"},
 	"smtp":                {"internal/clampconn", "internal/redact", "internal/netaddr"},
@@ -44,7 +45,7 @@ var allowed = map[string][]string{
 // import each of these modules (or a package below it).
 var upstream = map[string][]string{
 	"github.com/emersion/go-imap/v2":       {"imap", "devmail", "internal/mailtest", "cmd/email-mcp-bench"},
-	"github.com/emersion/go-smtp":          {"smtp", "devmail", "cmd/email-mcp-bench"},
+	"github.com/emersion/go-smtp":          {"smtp", "devmail", "cmd/email-mcp-bench", "scripts/scale"},
 	"github.com/mark3labs/mcp-go":          {"tools", "cmd/email-mcp"},
 	"github.com/kelseyhightower/envconfig": {"config"},
 }
