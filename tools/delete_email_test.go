@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/email-mcp/email-mcp/imap"
+	"github.com/email-mcp/email-mcp/internal/mailtest"
 	"github.com/email-mcp/email-mcp/tools"
 )
 
@@ -100,5 +102,54 @@ func TestAuditDeleteAndFolders(t *testing.T) {
 	}
 	if strings.Contains(logs.String(), subject) {
 		t.Errorf("the log holds the subject:\n%s", logs.String())
+	}
+}
+
+// TestDeleteTrashFallback: without a \Trash folder delete_email takes one
+// named like Trash, and without that creates "Trash", saying which. It
+// runs on the in-process server, where Trash can be removed (Dovecot's
+// configuration recreates its special-use folders).
+func TestDeleteTrashFallback(t *testing.T) {
+	acct := mailtest.NewInProcessAccount(t)
+	mail := imap.New(imap.Options{Host: acct.Host, Port: acct.Port, Username: acct.Username, Password: acct.Password, Security: imap.SecurityPlain, PoolSize: 1})
+	t.Cleanup(func() { _ = mail.Close() })
+	ts, err := tools.New(tools.Deps{Mail: mail}, tools.Options{Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := &mailEnv{acct: acct, client: inProcessClient(t, ts)}
+	c := acct.Client(t)
+	if err := c.Delete("Trash").Wait(); err != nil {
+		t.Fatalf("DELETE Trash = %v", err)
+	}
+	acct.CreateFolder(t, "Archive/Deleted Items")
+	raw := []byte("Subject: x\r\n\r\nx\r\n")
+	uids := []uint32{acct.Append(t, "INBOX", raw), acct.Append(t, "INBOX", raw), acct.Append(t, "INBOX", raw)}
+
+	var dry tools.DeleteResult
+	e.call(t, "delete_email", map[string]any{"uid": uids[0], "dry_run": true}, &dry)
+	if dry.TrashFolder != "Archive/Deleted Items" || dry.TrashFound != "name" {
+		t.Errorf("dry run trash = %q (%s), want Archive/Deleted Items by name", dry.TrashFolder, dry.TrashFound)
+	}
+	var r tools.DeleteResult
+	e.call(t, "delete_email", map[string]any{"uid": uids[0]}, &r)
+	if r.TrashFolder != "Archive/Deleted Items" || r.TrashFound != "name" || !slices.Equal(r.Deleted, []uint32{uids[0]}) {
+		t.Errorf("delete = %+v, want it in Archive/Deleted Items", r)
+	}
+	if err := c.Delete("Archive/Deleted Items").Wait(); err != nil {
+		t.Fatalf("DELETE = %v", err)
+	}
+	e.call(t, "delete_email", map[string]any{"uid": uids[1], "dry_run": true}, &dry)
+	if dry.TrashFound != "would_create" || slices.Contains(folderNames(t, e), "Trash") {
+		t.Errorf("dry run without any trash = %+v; a dry run must create nothing", dry)
+	}
+	e.call(t, "delete_email", map[string]any{"uid": uids[1]}, &r)
+	if r.TrashFolder != "Trash" || r.TrashFound != "created" || !slices.Contains(folderNames(t, e), "Trash") {
+		t.Errorf("delete without any trash = %+v, want Trash created", r)
+	}
+	var found tools.SearchResult
+	e.call(t, "search_emails", map[string]any{"folder": "Trash"}, &found)
+	if found.Total != 1 {
+		t.Errorf("Trash holds %d messages, want 1", found.Total)
 	}
 }
