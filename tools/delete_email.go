@@ -83,6 +83,9 @@ func deleteEmail(ctx context.Context, mail MailAdmin, args deleteArgs) (*DeleteR
 	if err := checkRecordFolder(folder); err != nil {
 		return nil, err
 	}
+	if err := checkNotOwn(folder, "folder"); err != nil { // the inboxes' markers
+		return nil, err
+	}
 	if err := checkRefs(ctx, mail, folder, refs); err != nil {
 		return nil, err
 	}

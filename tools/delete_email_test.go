@@ -56,6 +56,7 @@ func TestDeleteEmail(t *testing.T) {
 	e.wantError(t, "delete_email", map[string]any{"folder": folder}, tools.CodeInvalidArgument)
 	e.wantError(t, "delete_email", map[string]any{"folder": e.acct.Folder("no-such"), "uid": 1}, tools.CodeFolderNotFound)
 	e.wantError(t, "delete_email", map[string]any{"folder": "email-mcp-sends", "uid": 1}, tools.CodeInvalidArgument)
+	e.wantError(t, "delete_email", map[string]any{"folder": "email-mcp-inboxes", "uid": 1}, tools.CodeInvalidArgument)
 	// Deleting from Trash is permanent only when asked.
 	var gone tools.DeleteResult
 	e.call(t, "delete_email", map[string]any{"folder": "Trash", "uid": newUID, "permanent": true}, &gone)
