@@ -65,6 +65,10 @@ const REQUIRED = {
   read_email: ['uid'],
   mark_email: [],
   move_email: ['uid', 'to_folder'],
+  delete_email: [],
+  create_folder: ['name'],
+  rename_folder: ['from', 'to'],
+  delete_folder: ['name'],
   send_email: ['to', 'subject', 'body'],
   reply_email: ['uid', 'body'],
   download_attachment: ['uid', 'attachment_index'],
@@ -86,6 +90,10 @@ const ARGS = {
   read_email: ['uid', 'folder', 'format', 'max_chars', 'offset', 'mark_read'],
   mark_email: ['uid', 'uids', 'folder', 'read', 'flagged', 'answered'],
   move_email: ['uid', 'from_folder', 'to_folder'],
+  delete_email: ['uid', 'uids', 'folder', 'permanent', 'dry_run'],
+  create_folder: ['name', 'parent'],
+  rename_folder: ['from', 'to'],
+  delete_folder: ['name', 'force'],
   send_email: ['to', 'cc', 'bcc', 'subject', 'body', 'body_html', 'from_name', 'reply_to'],
   reply_email: ['uid', 'folder', 'body', 'body_html', 'reply_all', 'quote'],
   download_attachment: ['uid', 'folder', 'attachment_index', 'filename_override'],
@@ -248,6 +256,8 @@ describe(`email-mcp over ${cfg.transport} on ${cfg.backend}`, { timeout: 170_000
     const byName = Object.fromEntries(tools.map((t) => [t.name, t]));
     assert.equal(byName.search_emails.annotations.readOnlyHint, true);
     assert.equal(byName.delete_inbox.annotations.destructiveHint, true);
+    assert.equal(byName.delete_email.annotations.destructiveHint, true);
+    assert.equal(byName.delete_folder.annotations.destructiveHint, true);
     assert.equal(byName.send_email.annotations.readOnlyHint, false);
   });
 
@@ -325,6 +335,47 @@ describe(`email-mcp over ${cfg.transport} on ${cfg.backend}`, { timeout: 170_000
     // The reply ("Re: <subject>") may be in INBOX too: compare whole subjects.
     const leftInInbox = await call('search_emails', { subject });
     assert.ok(!leftInInbox.messages.some((m) => m.subject === subject), 'moved away from INBOX');
+  });
+
+  test('delete_email and the folder tools: Trash, dry_run, permanent, non-ASCII folder names', async () => {
+    const parent = `e2e Ördner ${token}`;
+    const made = await call('create_folder', { name: parent });
+    assert.equal(made.name, parent);
+    const child = await call('create_folder', { name: '日本語', parent });
+    assert.equal(child.name, `${parent}${made.delimiter}日本語`);
+    const renamed = await call('rename_folder', { from: child.name, to: `${parent}${made.delimiter}Ärger` });
+    const names = (await call('list_folders')).folders.map((f) => f.name);
+    assert.ok(names.includes(parent) && names.includes(renamed.to) && !names.includes(child.name), 'list_folders shows the new names');
+    await callErr('create_folder', { name: parent }, 'INVALID_ARGUMENT');
+    await callErr('delete_folder', { name: 'INBOX' }, 'INVALID_ARGUMENT');
+    await callErr('rename_folder', { from: state.trash, to: `x ${token}` }, 'INVALID_ARGUMENT');
+
+    const subject = `e2e ${token} to delete`;
+    await call('send_email', { to: [cfg.self], subject, body: 'delete me' });
+    const msg = await eventually('the mail to delete', async () => {
+      const r = await call('search_emails', { subject });
+      return r.total >= 1 && r.messages[0];
+    });
+    const dry = await call('delete_email', { uid: msg.uid, dry_run: true });
+    assert.deepEqual(dry.deleted, [msg.uid]);
+    assert.equal(dry.subjects[String(msg.uid)], subject);
+    assert.equal((await call('search_emails', { subject })).total, 1, 'a dry run changes nothing');
+    const del = await call('delete_email', { uids: [msg.id] });
+    assert.equal(del.trash_folder, state.trash);
+    assert.equal(del.permanent, false);
+    const inTrash = await call('search_emails', { folder: del.trash_folder, subject });
+    assert.equal(inTrash.total, 1);
+    await callErr('delete_email', { folder: del.trash_folder, uid: inTrash.messages[0].uid }, 'INVALID_ARGUMENT');
+    const gone = await call('delete_email', { folder: del.trash_folder, uid: inTrash.messages[0].uid, permanent: true });
+    assert.equal(gone.permanent, true);
+    assert.equal((await call('search_emails', { folder: del.trash_folder, subject })).total, 0);
+    await callErr('delete_email', { uid: msg.uid }, 'MESSAGE_NOT_FOUND');
+
+    await callErr('delete_folder', { name: parent }, 'INVALID_ARGUMENT'); // it has a subfolder
+    await call('delete_folder', { name: renamed.to });
+    const removed = await call('delete_folder', { name: parent });
+    assert.equal(removed.messages_deleted, 0);
+    await callErr('delete_folder', { name: parent }, 'FOLDER_NOT_FOUND');
   });
 
   test('inbox tools: create, send_test_code, wait_for_otp, wait_for_link, wait_for_email, list, get_latest', async () => {

@@ -35,7 +35,9 @@ type auditResult struct {
 	Rejected  []string        `json:"rejected"`
 	FilePath  string          `json:"file_path"`
 	InboxID   string          `json:"inbox_id"`
-	Replayed  bool            `json:"replayed"` // an idempotency_key's first result: nothing was sent
+	Replayed  bool            `json:"replayed"`  // an idempotency_key's first result: nothing was sent
+	Permanent bool            `json:"permanent"` // delete_email: expunged, not moved to Trash
+	DryRun    bool            `json:"dry_run"`   // delete_email: nothing changed
 }
 
 // audit writes the audit line of one call. resultJSON is the result's JSON
@@ -45,7 +47,7 @@ func (s *Server) audit(ctx context.Context, sp *spec, args map[string]any, resul
 	if id := s.callerID(ctx); id != "" {
 		attrs = append(attrs, slog.String("key_id", id))
 	}
-	for _, name := range []string{"folder", "from_folder", "to_folder", "inbox_id"} {
+	for _, name := range append([]string{"folder", "from_folder", "to_folder", "inbox_id"}, sp.folderArgs...) {
 		if v, ok := args[name].(string); ok && v != "" {
 			attrs = append(attrs, slog.String(name, truncate(v, maxAuditString)))
 		}
@@ -56,7 +58,7 @@ func (s *Server) audit(ctx context.Context, sp *spec, args map[string]any, resul
 	if v, ok := args["uids"].([]any); ok {
 		attrs = append(attrs, slog.Int("uids", len(v)))
 	}
-	if n := countList(args["to"]) + countList(args["cc"]) + countList(args["bcc"]); n > 0 {
+	if n := countList(args["to"]) + countList(args["cc"]) + countList(args["bcc"]); n > 0 && sp.folderArgs == nil {
 		attrs = append(attrs, slog.Int("recipients", n))
 	}
 	if n := countList(args["attachment_paths"]); n > 0 {
@@ -94,6 +96,12 @@ func appendResult(attrs []slog.Attr, r auditResult) []slog.Attr {
 	}
 	if r.Replayed {
 		attrs = append(attrs, slog.Bool("replayed", true))
+	}
+	if r.Permanent {
+		attrs = append(attrs, slog.Bool("permanent", true))
+	}
+	if r.DryRun {
+		attrs = append(attrs, slog.Bool("dry_run", true))
 	}
 	return attrs
 }

@@ -18,6 +18,7 @@ var fuzzTools = []string{
 	"list_folders", "search_emails", "read_email", "mark_email", "move_email", "send_email", "reply_email",
 	"download_attachment", "send_email_with_attachments", "create_inbox", "list_inboxes", "list_messages",
 	"get_latest", "send_test_code", "delete_inbox",
+	"delete_email", "create_folder", "rename_folder", "delete_folder",
 }
 
 // FuzzToolCall sends arbitrary arguments to every tool through the MCP
@@ -42,6 +43,10 @@ func FuzzToolCall(f *testing.F) {
 		"get_latest":                  {`{"inbox_id":"nope"}`},
 		"send_test_code":              {`{"inbox_id":"x"}`},
 		"delete_inbox":                {`{"inbox_id":"x"}`},
+		"delete_email":                {`{"uid":1,"dry_run":true}`, `{"uids":[1,"msg_1_2"],"permanent":true}`, `{"uid":1,"folder":"Trash"}`},
+		"create_folder":               {`{"name":"Entw\u00fcrfe","parent":"INBOX"}`, `{"name":"a//b"}`, `{"name":"*"}`},
+		"rename_folder":               {`{"from":"Archive","to":"\u65e5\u672c"}`, `{"from":"INBOX","to":"x"}`},
+		"delete_folder":               {`{"name":"email-mcp-inboxes","force":true}`, `{"name":"Sent"}`},
 	}
 	for i, name := range fuzzTools {
 		for _, s := range append(seeds[name], `{}`, `null`, `[]`, `{"uid":1e300}`) {

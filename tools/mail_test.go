@@ -311,7 +311,7 @@ func TestReadOnlyMode(t *testing.T) {
 	for _, tl := range list.Tools {
 		names = append(names, tl.Name)
 	}
-	for _, hidden := range []string{"mark_email", "move_email"} {
+	for _, hidden := range []string{"mark_email", "move_email", "delete_email", "create_folder", "rename_folder", "delete_folder"} {
 		if slices.Contains(names, hidden) {
 			t.Errorf("read-only mode lists %s", hidden)
 		}

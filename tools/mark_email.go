@@ -98,7 +98,9 @@ func markEmail(ctx context.Context, mail Mailbox, args markArgs) (*MarkResult, e
 
 // checkRefs refuses ids issued under another UIDVALIDITY; it costs a round
 // trip only when an id (not a bare uid) was given.
-func checkRefs(ctx context.Context, mail Mailbox, folder string, refs []UID) error {
+func checkRefs(ctx context.Context, mail interface {
+	UIDValidity(ctx context.Context, folder string) (uint32, error)
+}, folder string, refs []UID) error {
 	if !slices.ContainsFunc(refs, func(r UID) bool { return r.Validity != 0 }) {
 		return nil
 	}

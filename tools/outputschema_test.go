@@ -52,6 +52,12 @@ func TestStructuredContentMatchesOutputSchema(t *testing.T) {
 		{"read_email", map[string]any{"uid": 987654}, true},
 		{"mark_email", map[string]any{"uid": 1, "flagged": true}, false},
 		{"move_email", map[string]any{"uid": 987654, "to_folder": "Archive"}, true},
+		{"delete_email", map[string]any{"uid": 1, "dry_run": true}, false},
+		{"delete_email", map[string]any{"uid": 987654}, true},
+		{"create_folder", map[string]any{"name": "Schema Ö"}, false},
+		{"rename_folder", map[string]any{"from": "Schema Ö", "to": "Schema Ö 2"}, false},
+		{"delete_folder", map[string]any{"name": "Schema Ö 2"}, false},
+		{"delete_folder", map[string]any{"name": "INBOX"}, true},
 		{"download_attachment", map[string]any{"uid": 1, "attachment_index": 3}, true},
 		{"send_email", map[string]any{"to": "a@example.test", "subject": "s", "body": "b"}, false},
 		{"send_email", map[string]any{"to": "a@example.test", "subject": "s\r\nBcc: x@y.z", "body": "b"}, true},
@@ -70,7 +76,8 @@ func TestStructuredContentMatchesOutputSchema(t *testing.T) {
 		{"wait_for_otp", map[string]any{"inbox_id": "schema", "since": "2000-01-01T00:00:00Z"}, false},
 		{"wait_for_link", map[string]any{"inbox_id": "schema", "timeout": 0.2}, true},
 		{"delete_inbox", map[string]any{"inbox_id": "schema"}, false},
-		{"get_latest", map[string]any{"inbox_id": "schema"}, true}, // deleted: INBOX_NOT_FOUND
+		{"get_latest", map[string]any{"inbox_id": "schema"}, true},        // deleted: INBOX_NOT_FOUND
+		{"delete_email", map[string]any{"uids": []any{1, 987654}}, false}, // last: the tools above read uid 1
 	}
 	created := "" // "schema" stands for the inbox_id create_inbox returned
 	seen := map[string]bool{}

@@ -85,8 +85,11 @@ type spec struct {
 	// auditIf names a boolean argument without which a call that is not
 	// read-only is not audited (read_email's mark_read).
 	auditIf string
-	params  []mcp.ToolOption
-	output  mcp.ToolOption
+	// folderArgs name the string arguments that are folders, for the
+	// audit line (the folder tools' name, parent, from, to).
+	folderArgs []string
+	params     []mcp.ToolOption
+	output     mcp.ToolOption
 	// args are the argument names the tool declares (its input schema's
 	// properties), filled by register; a call with any other is refused.
 	args   map[string]bool
@@ -337,6 +340,7 @@ func allSpecs(deps Deps, opts Options) []*spec {
 			moveEmailSpec(deps.Mail),
 			downloadAttachmentSpec(deps.Mail, deps.Files),
 		)
+		specs = append(specs, adminSpecs(deps.Mail)...) // delete_email and the folder tools
 	}
 	if deps.Mail != nil && deps.Sender != nil {
 		o := newOutbox(deps.Sender, deps.Sent, deps.Send, opts.Logger)

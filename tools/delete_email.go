@@ -1,0 +1,205 @@
+package tools
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/email-mcp/email-mcp/imap"
+)
+
+// DeleteResult is delete_email's result.
+type DeleteResult struct {
+	Success     bool              `json:"success"`
+	DryRun      bool              `json:"dry_run,omitempty"`
+	Deleted     []uint32          `json:"deleted" jsonschema:"the uids removed from the folder (with dry_run: that would be)"`
+	Missing     []uint32          `json:"missing" jsonschema:"uids asked for that are not in the folder"`
+	Permanent   bool              `json:"permanent"`
+	TrashFolder string            `json:"trash_folder,omitempty" jsonschema:"where the messages went"`
+	TrashFound  string            `json:"trash_found,omitempty" jsonschema:"how the trash folder was chosen: special_use, name, created (none existed) or would_create (dry_run)"`
+	NewUIDs     map[string]uint32 `json:"new_uids,omitempty" jsonschema:"uid in the trash folder by original uid, when the server says"`
+	Subjects    map[string]string `json:"subjects,omitempty" jsonschema:"dry_run: each message's subject (untrusted), cut to 200 characters"`
+}
+
+type deleteArgs struct {
+	UID       *UID   `json:"uid"`
+	UIDs      []UID  `json:"uids"`
+	Folder    string `json:"folder"`
+	Permanent bool   `json:"permanent"`
+	DryRun    bool   `json:"dry_run"`
+}
+
+// maxDryRunSubject bounds each subject of a dry run, in characters.
+const maxDryRunSubject = 200
+
+func deleteEmailSpec(mail MailAdmin) *spec {
+	return &spec{
+		name:  "delete_email",
+		title: "Delete emails",
+		description: "Delete messages: move them to the Trash folder (the delete that works on Gmail too). " +
+			"permanent:true erases them for good instead, the only way to delete from Trash itself. " +
+			"Use move_email to file mail elsewhere; dry_run:true shows what would go." + untrustedNote,
+		toolset:  ToolsetMail,
+		readOnly: false, destructive: true, idempotent: false, openWorld: true,
+		changesMail: true,
+		params: []mcp.ToolOption{
+			mcp.WithAny("uid", uidSchema(), mcp.Description("one message: UID or id")),
+			mcp.WithArray("uids", mcp.Items(map[string]any{"type": []string{"integer", "string"}}), mcp.MaxItems(maxMarkUIDs), mcp.Description("several messages: UIDs or ids")),
+			mcp.WithString("folder", mcp.DefaultString("INBOX")),
+			mcp.WithBoolean("permanent", mcp.DefaultBool(false), mcp.Description("erase for good (UID EXPUNGE of these messages only) instead of moving to Trash")),
+			mcp.WithBoolean("dry_run", mcp.DefaultBool(false), mcp.Description("change nothing: list what would be deleted")),
+		},
+		output: mcp.WithOutputSchema[DeleteResult](),
+		handle: func(ctx context.Context, req mcp.CallToolRequest) (any, error) {
+			var args deleteArgs
+			if err := bindArgs(req, &args); err != nil {
+				return nil, err
+			}
+			return deleteEmail(ctx, mail, args)
+		},
+	}
+}
+
+func deleteEmail(ctx context.Context, mail MailAdmin, args deleteArgs) (*DeleteResult, error) {
+	folder, err := checkFolder(args.Folder, "folder")
+	if err != nil {
+		return nil, err
+	}
+	refs := args.UIDs
+	if args.UID != nil {
+		refs = append([]UID{*args.UID}, refs...)
+	}
+	switch {
+	case len(refs) == 0:
+		return nil, invalidArg("give uid or uids")
+	case len(refs) > maxMarkUIDs:
+		return nil, invalidArg("at most %d uids at once", maxMarkUIDs)
+	}
+	if err := checkRecordFolder(folder); err != nil {
+		return nil, err
+	}
+	if err := checkNotOwn(folder, "folder"); err != nil { // the inboxes' markers
+		return nil, err
+	}
+	if err := checkRefs(ctx, mail, folder, refs); err != nil {
+		return nil, err
+	}
+	req := imap.DeleteRequest{Folder: folder, Permanent: args.Permanent, DryRun: args.DryRun}
+	for _, r := range refs {
+		req.UIDs = append(req.UIDs, r.UID)
+	}
+	out := &DeleteResult{Permanent: args.Permanent, DryRun: args.DryRun}
+	if !args.Permanent {
+		trash, found, err := findTrash(ctx, mail, !args.DryRun)
+		if err != nil {
+			return nil, err
+		}
+		if sameFolder(trash, folder) {
+			return nil, invalidArg("folder %q is the trash folder: deleting from it is permanent only with permanent:true", folder)
+		}
+		req.Trash, out.TrashFolder, out.TrashFound = trash, trash, found
+	}
+	d, err := mail.Delete(ctx, req)
+	if err != nil {
+		return nil, deleteError(err, folder, out.TrashFolder)
+	}
+	out.Success, out.Deleted, out.Missing = true, d.Deleted, d.Missing
+	if out.Missing == nil {
+		out.Missing = []uint32{}
+	}
+	if len(d.NewUIDs) > 0 {
+		out.NewUIDs = make(map[string]uint32, len(d.NewUIDs))
+		for u, n := range d.NewUIDs {
+			out.NewUIDs[strconv.FormatUint(uint64(u), 10)] = n
+		}
+	}
+	if args.DryRun {
+		out.Subjects = make(map[string]string, len(d.Subjects))
+		for u, s := range d.Subjects {
+			out.Subjects[strconv.FormatUint(uint64(u), 10)] = cutRunes(clean(s), maxDryRunSubject)
+		}
+	}
+	return out, nil
+}
+
+// deleteError translates Delete's failures.
+func deleteError(err error, folder, trash string) error {
+	var m *imap.MissingUIDsError
+	switch {
+	case errors.As(err, &m):
+		return &Error{Code: CodeMessageNotFound, Message: fmt.Sprintf("no message with uid %v in %q: nothing was deleted", m.UIDs, folder), Cause: err}
+	case errors.Is(err, imap.ErrUnsupported) && trash == "":
+		return &Error{Code: CodeInvalidArgument, Message: "this server has no UIDPLUS, so a permanent delete could also erase other messages marked deleted: nothing was deleted; leave permanent off to move them to Trash", Cause: err}
+	case errors.Is(err, imap.ErrUnsupported):
+		return &Error{Code: CodeInternal, Message: "this server supports neither MOVE nor UIDPLUS, so messages cannot be deleted safely: nothing was deleted", Cause: err}
+	case errors.Is(err, imap.ErrFolderNotFound) && trash != "":
+		return &Error{Code: CodeFolderNotFound, Message: fmt.Sprintf("folder %q or the trash folder %q does not exist (list_folders shows the names)", folder, trash), Cause: err}
+	}
+	return folderError(err, folder)
+}
+
+// trashNames are the folder names taken for Trash when no folder has the
+// \Trash attribute, compared case-insensitively with a name or its last
+// component ("INBOX.Trash", "[Gmail]/Trash").
+var trashNames = []string{"Trash", "Deleted Items", "Deleted Messages", "Deleted", "Bin", "Papierkorb"}
+
+// findTrash returns the trash folder and how it was found: the \Trash
+// special-use folder, else one named like trashNames, else a new "Trash"
+// (created only when create is set: a dry run creates nothing).
+func findTrash(ctx context.Context, mail MailAdmin, create bool) (name, found string, err error) {
+	folders, err := mail.ListFolders(ctx, false)
+	if err != nil {
+		return "", "", err
+	}
+	for _, f := range folders {
+		if strings.EqualFold(f.SpecialUse, `\Trash`) {
+			return f.Name, "special_use", nil
+		}
+	}
+	for _, want := range trashNames {
+		for _, f := range folders {
+			last := f.Name
+			if f.Delimiter != "" {
+				last = last[strings.LastIndex(last, f.Delimiter)+1:]
+			}
+			if strings.EqualFold(last, want) && selectable(f) {
+				return f.Name, "name", nil
+			}
+		}
+	}
+	if !create {
+		return "Trash", "would_create", nil
+	}
+	if err := mail.CreateFolder(ctx, "Trash"); err != nil {
+		return "", "", folderError(err, "Trash")
+	}
+	return "Trash", "created", nil
+}
+
+// selectable reports whether a folder can hold messages.
+func selectable(f imap.Folder) bool {
+	for _, a := range f.Flags {
+		if strings.EqualFold(a, `\Noselect`) || strings.EqualFold(a, `\NonExistent`) {
+			return false
+		}
+	}
+	return true
+}
+
+// sameFolder compares folder names, INBOX without case (RFC 3501 5.1).
+func sameFolder(a, b string) bool {
+	return a == b || strings.EqualFold(a, "INBOX") && strings.EqualFold(b, "INBOX")
+}
+
+// cutRunes cuts s to at most n characters.
+func cutRunes(s string, n int) string {
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	return string([]rune(s)[:n]) + "…"
+}

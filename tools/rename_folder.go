@@ -1,0 +1,84 @@
+package tools
+
+import (
+	"context"
+	"strings"
+
+	"github.com/mark3labs/mcp-go/mcp"
+)
+
+// RenameFolderResult is rename_folder's result.
+type RenameFolderResult struct {
+	Success bool   `json:"success"`
+	From    string `json:"from"`
+	To      string `json:"to" jsonschema:"the folder's new full name; its subfolders moved with it"`
+}
+
+type renameFolderArgs struct {
+	From string `json:"from"`
+	To   string `json:"to"`
+}
+
+func renameFolderSpec(mail MailAdmin) *spec {
+	return &spec{
+		name:        "rename_folder",
+		title:       "Rename a folder",
+		description: "Rename a folder, or move it in the hierarchy with a full new name; its messages and subfolders go along. INBOX and special-use folders (Sent, Trash...) stay.",
+		toolset:     ToolsetMail,
+		readOnly:    false, destructive: false, idempotent: false, openWorld: true,
+		changesMail: true,
+		folderArgs:  []string{"from", "to"},
+		params: []mcp.ToolOption{
+			mcp.WithString("from", mcp.Required(), mcp.MaxLength(maxFolderArg), mcp.Description("the folder, as list_folders names it")),
+			mcp.WithString("to", mcp.Required(), mcp.MaxLength(maxFolderArg), mcp.Description("its new full name (a name that does not exist yet)")),
+		},
+		output: mcp.WithOutputSchema[RenameFolderResult](),
+		handle: func(ctx context.Context, req mcp.CallToolRequest) (any, error) {
+			var args renameFolderArgs
+			if err := bindArgs(req, &args); err != nil {
+				return nil, err
+			}
+			return renameFolder(ctx, mail, args)
+		},
+	}
+}
+
+func renameFolder(ctx context.Context, mail MailAdmin, args renameFolderArgs) (*RenameFolderResult, error) {
+	if args.From == "" || args.To == "" {
+		return nil, invalidArg("from and to are required")
+	}
+	if err := checkNotOwn(args.From, "from"); err != nil {
+		return nil, err
+	}
+	folders, err := mail.ListFolders(ctx, false)
+	if err != nil {
+		return nil, err
+	}
+	f := findFolder(folders, args.From)
+	if f == nil {
+		return nil, errorf(CodeFolderNotFound, "folder %q does not exist (list_folders shows the names)", truncate(args.From, 200))
+	}
+	if err := checkRemovable(f, "from", "renamed"); err != nil {
+		return nil, err
+	}
+	delim := f.Delimiter
+	if delim == "" {
+		delim = serverDelimiter(folders)
+	}
+	if err := checkNewName(args.To, "to", delim); err != nil {
+		return nil, err
+	}
+	if err := checkNotOwn(args.To, "to"); err != nil {
+		return nil, err
+	}
+	if g := findFolder(folders, args.To); g != nil {
+		return nil, invalidArg("folder %q exists already", g.Name)
+	}
+	if delim != "" && strings.HasPrefix(args.To, f.Name+delim) {
+		return nil, invalidArg("a folder cannot move inside itself (%q is under %q)", truncate(args.To, 200), f.Name)
+	}
+	if err := mail.RenameFolder(ctx, f.Name, args.To); err != nil {
+		return nil, folderError(err, f.Name)
+	}
+	return &RenameFolderResult{Success: true, From: f.Name, To: args.To}, nil
+}
