@@ -39,7 +39,11 @@ func (m *Message) Size() (int64, error) {
 	}
 	n := cw.n
 	for _, a := range m.Attachments {
-		n += base64Len(a.Size)
+		if a.embedded() {
+			n += a.Size
+		} else {
+			n += base64Len(a.Size)
+		}
 	}
 	return n, nil
 }
@@ -199,6 +203,13 @@ func copyAttachment(w io.Writer, a Attachment, field string) error {
 	return nil
 }
 
+// embedded reports a message/rfc822 attachment (a forwarded message): it
+// is written as it is, not base64.
+func (a Attachment) embedded() bool {
+	t, _, err := mime.ParseMediaType(a.ContentType)
+	return err == nil && t == "message/rfc822"
+}
+
 // attachmentFields: Content-Type with an RFC 2231 name (for old readers),
 // Content-Disposition with an RFC 2231 filename, base64.
 func attachmentFields(a Attachment) fields {
@@ -210,6 +221,15 @@ func attachmentFields(a Attachment) fields {
 		}
 	}
 	params["name"] = a.Filename
+	if a.embedded() {
+		// A forwarded message goes in as it is (RFC 2046 5.2.1: no base64
+		// for message/rfc822): its bytes are the original's, unchanged.
+		delete(params, "charset")
+		return fields{
+			{"Content-Type", mime.FormatMediaType(typ, params)},
+			{"Content-Disposition", mime.FormatMediaType("attachment", map[string]string{"filename": a.Filename})},
+		}
+	}
 	return fields{
 		{"Content-Type", mime.FormatMediaType(typ, params)},
 		{"Content-Disposition", mime.FormatMediaType("attachment", map[string]string{"filename": a.Filename})},

@@ -19,7 +19,9 @@ type Attachment struct {
 	Filename string
 	// ContentType is the media type ("application/pdf"); "" means
 	// application/octet-stream. Parameters other than a utf-8 or us-ascii
-	// charset are dropped.
+	// charset are dropped. A message/rfc822 attachment (a forwarded
+	// message) is written as Open returns it, without a transfer encoding
+	// (RFC 2046 5.2.1), so its bytes stay the original's; others are base64.
 	ContentType string
 	// Size is the exact length of what Open returns. Size computes the
 	// message size from it, and writing fails if the content differs.
