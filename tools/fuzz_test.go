@@ -17,7 +17,7 @@ import (
 var fuzzTools = []string{
 	"list_folders", "search_emails", "read_email", "mark_email", "move_email", "send_email", "reply_email",
 	"download_attachment", "send_email_with_attachments", "create_inbox", "list_inboxes", "list_messages",
-	"get_latest", "send_test_code", "delete_inbox",
+	"get_latest", "send_test_code", "delete_inbox", "get_thread", "forward_email",
 }
 
 // FuzzToolCall sends arbitrary arguments to every tool through the MCP
@@ -42,6 +42,8 @@ func FuzzToolCall(f *testing.F) {
 		"get_latest":                  {`{"inbox_id":"nope"}`},
 		"send_test_code":              {`{"inbox_id":"x"}`},
 		"delete_inbox":                {`{"inbox_id":"x"}`},
+		"get_thread":                  {`{"uid":1,"limit":2}`, `{"uid":"msg_1_1","folder":"Sent"}`, `{"uid":1,"limit":0}`},
+		"forward_email":               {`{"uid":1,"to":"a@example.test","mode":"attachment"}`, `{"uid":1,"to":["x"],"body":"fyi","mode":"inline"}`},
 	}
 	for i, name := range fuzzTools {
 		for _, s := range append(seeds[name], `{}`, `null`, `[]`, `{"uid":1e300}`) {
