@@ -293,6 +293,15 @@ describe(`email-mcp over ${cfg.transport} on ${cfg.backend}`, { timeout: 170_000
     assert.equal(reply.success, true);
     assert.match(reply.subject, /^Re: /);
 
+    const thread = await eventually('the reply in the thread', async () => {
+      const t = await call('get_thread', { uid: msg.id });
+      return t.messages.some((m) => m.message_id === reply.message_id) && t;
+    });
+    assert.equal(thread.messages[0].message_id, read.message_id);
+    const fwd = await call('forward_email', { uid: msg.id, to: [cfg.self], body: `fwd ${token}`, mode: 'attachment' });
+    assert.equal(fwd.success, true);
+    assert.match(fwd.subject, /^Fwd: /);
+
     const uploads = path.join(cfg.baseDir, 'attachments', 'email', 'uploads');
     await mkdir(uploads, { recursive: true });
     const fileName = `e2e-${token}.txt`;
