@@ -2,6 +2,7 @@ package tools_test
 
 import (
 	"bytes"
+	"context"
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/base64"
@@ -307,5 +308,29 @@ func TestForwardGuardrails(t *testing.T) {
 	e.call(t, "forward_email", map[string]any{"uid": uid, "to": "boss@example.org"}, &r)
 	if !r.Success || r.Subject != "Fwd: guarded" || r.SentCopy != "disabled" {
 		t.Errorf("allowed forward = %+v", r)
+	}
+}
+
+// TestForwardAuditAndHourlyCap: forward_email counts against
+// SEND_MAX_PER_HOUR like every send, and logs one audit line per call
+// (never the subject or the note); get_thread, which only reads, logs none.
+func TestForwardAuditAndHourlyCap(t *testing.T) {
+	var logs syncBuffer
+	env := newTestEnv(t, tools.Options{})
+	e := guardedClient(t, env, tools.SendOptions{MaxPerHour: 1},
+		tools.Options{Logger: slog.New(slog.NewJSONHandler(&logs, nil)), CallerID: func(context.Context) string { return "key-7" }})
+	env.sendMail(t, testFrom, "Secret plans for the audit")
+	msg := findOne(t, e, "INBOX", "Secret plans")
+	e.call(t, "get_thread", map[string]any{"uid": msg.UID}, &tools.ThreadResult{})
+	var r tools.ForwardResult
+	e.call(t, "forward_email", map[string]any{"uid": msg.UID, "to": []any{"a@example.test", "b@example.test"}, "body": "note hunter2"}, &r)
+	e.wantError(t, "forward_email", map[string]any{"uid": msg.UID, "to": "a@example.test"}, tools.CodeRateLimited)
+	lines := auditLines(t, logs.String())
+	if len(lines) != 2 || lines[0]["tool"] != "forward_email" || lines[0]["result"] != "ok" || lines[0]["recipients"] != float64(2) ||
+		lines[0]["message_id"] != r.MessageID || lines[1]["result"] != "RATE_LIMITED" || lines[0]["key_id"] != "key-7" {
+		t.Errorf("audit lines = %v", lines)
+	}
+	if s := logs.String(); strings.Contains(s, "Secret plans") || strings.Contains(s, "hunter2") {
+		t.Errorf("the log holds the subject or the note:\n%s", s)
 	}
 }
