@@ -7,6 +7,7 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/hex"
+	"fmt"
 	"io"
 	"log/slog"
 	"mime/quotedprintable"
@@ -332,5 +333,41 @@ func TestForwardAuditAndHourlyCap(t *testing.T) {
 	}
 	if s := logs.String(); strings.Contains(s, "Secret plans") || strings.Contains(s, "hunter2") {
 		t.Errorf("the log holds the subject or the note:\n%s", s)
+	}
+}
+
+// BenchmarkGetThread: get_thread of a 10-message conversation (5 in INBOX,
+// 5 in Sent) in an INBOX of 500 other messages, on the sandbox, through
+// the in-process MCP client.
+func BenchmarkGetThread(b *testing.B) {
+	env := newTestEnv(b, tools.Options{})
+	e := sandboxClient(b, env)
+	ctx := context.Background()
+	put := func(folder, raw string) {
+		b.Helper()
+		if _, err := env.mail.Append(ctx, folder, nil, time.Now(), int64(len(raw)), strings.NewReader(raw)); err != nil {
+			b.Fatal(err)
+		}
+	}
+	for i := range 500 {
+		put("INBOX", fmt.Sprintf("From: x@example.test\r\nSubject: other %d\r\nMessage-ID: <other-%d@example.test>\r\n\r\nbody %d\r\n", i, i, i))
+	}
+	refs := ""
+	for i := range 10 {
+		folder := []string{"INBOX", "Sent"}[i%2]
+		put(folder, fmt.Sprintf("From: p%d@example.test\r\nSubject: Re: topic\r\nMessage-ID: <th-%d@example.test>\r\nReferences:%s\r\n"+
+			"Date: Mon, 01 Jan 2024 10:%02d:00 +0000\r\n\r\nmessage %d of the thread\r\n", i%2, i, refs, i, i))
+		refs += fmt.Sprintf(" <th-%d@example.test>", i)
+	}
+	var found tools.SearchResult
+	e.call(b, "search_emails", map[string]any{"subject": "Re: topic", "limit": 1}, &found)
+	first := found.Messages[0].UID // the newest of INBOX's five
+	b.ReportAllocs()
+	for b.Loop() {
+		var th tools.ThreadResult
+		e.call(b, "get_thread", map[string]any{"uid": first}, &th)
+		if th.Total != 10 {
+			b.Fatalf("thread of %d messages, want 10", th.Total)
+		}
 	}
 }
