@@ -371,3 +371,34 @@ func BenchmarkGetThread(b *testing.B) {
 		}
 	}
 }
+
+// TestGetThreadBounded: a chain linked only by In-Reply-To needs a round
+// per message; past 10 rounds get_thread stops, returns what it found and
+// says the thread is incomplete.
+func TestGetThreadBounded(t *testing.T) {
+	acct, e, _ := threadEnv(t)
+	folder := acct.Folder("chain")
+	acct.CreateFolder(t, folder)
+	base := uniqueID(t, "chain")
+	var first uint32
+	for i := range 13 {
+		raw := fmt.Sprintf("From: p@example.test\r\nSubject: chain\r\nMessage-ID: <%d.%s>\r\nDate: Mon, 01 Jan 2024 10:%02d:00 +0000\r\n", i, base, i)
+		if i > 0 {
+			raw += fmt.Sprintf("In-Reply-To: <%d.%s>\r\n", i-1, base)
+		}
+		uid := acct.Append(t, folder, []byte(raw+"\r\nlink "+fmt.Sprint(i)+"\r\n"))
+		if i == 0 {
+			first = uid
+		}
+	}
+	var th tools.ThreadResult
+	e.call(t, "get_thread", map[string]any{"uid": first, "folder": folder}, &th)
+	if !th.Incomplete || th.Total != 11 || th.Messages[0].Preview != "link 0" || th.Messages[10].Preview != "link 10" {
+		t.Errorf("get_thread of a 13-link chain = total %d incomplete %v, want the first 11 and incomplete", th.Total, th.Incomplete)
+	}
+	var mid tools.ThreadResult
+	e.call(t, "get_thread", map[string]any{"uid": first + 6, "folder": folder}, &mid)
+	if mid.Incomplete || mid.Total != 13 {
+		t.Errorf("get_thread from the middle = total %d incomplete %v, want all 13", mid.Total, mid.Incomplete)
+	}
+}
