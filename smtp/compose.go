@@ -156,7 +156,8 @@ func (m *Message) writeBody(w *message.Writer) error {
 
 // boundary derives a fixed boundary from the message's seed. The "=_"
 // prefix cannot occur in quoted-printable or base64 output, so no body can
-// contain a boundary line.
+// contain a boundary line; an Embedded message, written as it is, could
+// only by holding the random seed, which is drawn after it was received.
 func (m *Message) boundary(kind string) string {
 	return "=_" + kind + "_" + m.seed
 }
@@ -203,11 +204,11 @@ func copyAttachment(w io.Writer, a Attachment, field string) error {
 	return nil
 }
 
-// embedded reports a message/rfc822 attachment (a forwarded message): it
-// is written as it is, not base64.
+// embedded reports an attachment written as Open gives it, not base64: a
+// forwarded message (Embedded and message/rfc822).
 func (a Attachment) embedded() bool {
 	t, _, err := mime.ParseMediaType(a.ContentType)
-	return err == nil && t == "message/rfc822"
+	return a.Embedded && err == nil && t == "message/rfc822"
 }
 
 // attachmentFields: Content-Type with an RFC 2231 name (for old readers),

@@ -43,13 +43,20 @@ func TestForwardBlock(t *testing.T) {
 	}
 }
 
-// TestEmbeddedMessageUnchanged: a message/rfc822 attachment is written
-// byte for byte, not base64, and Size still matches what WriteTo writes.
+// TestEmbeddedMessageUnchanged: an Embedded message/rfc822 attachment is
+// written byte for byte, not base64, and Size still matches what WriteTo
+// writes; without Embedded (a .eml upload) it stays base64.
 func TestEmbeddedMessageUnchanged(t *testing.T) {
 	orig := []byte("From: a@example.test\r\nSubject: inner\r\n\r\nline one\r\nline two with =3D and \xc3\xa9\r\n")
 	m := testMessage()
 	a := bytesAttachment("inner.eml", orig)
 	a.ContentType = "message/rfc822"
+	m.Attachments = []smtp.Attachment{a}
+	if raw := write(t, m); bytes.Contains(raw, orig) {
+		t.Errorf("message/rfc822 without Embedded is not base64")
+	}
+	m = testMessage()
+	a.Embedded = true
 	m.Attachments = []smtp.Attachment{a}
 	raw := write(t, m)
 	if !bytes.Contains(raw, orig) || strings.Contains(string(raw), "Content-Transfer-Encoding: base64") {

@@ -19,10 +19,13 @@ type Attachment struct {
 	Filename string
 	// ContentType is the media type ("application/pdf"); "" means
 	// application/octet-stream. Parameters other than a utf-8 or us-ascii
-	// charset are dropped. A message/rfc822 attachment (a forwarded
-	// message) is written as Open returns it, without a transfer encoding
-	// (RFC 2046 5.2.1), so its bytes stay the original's; others are base64.
+	// charset are dropped.
 	ContentType string
+	// Embedded, with ContentType message/rfc822, writes the content as
+	// Open returns it, without a transfer encoding (RFC 2046 5.2.1): a
+	// forwarded message, whose bytes are a mail already and stay the
+	// original's. Everything else is base64.
+	Embedded bool
 	// Size is the exact length of what Open returns. Size computes the
 	// message size from it, and writing fails if the content differs.
 	Size int64

@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"mime"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -200,6 +201,8 @@ func partAttachment(ctx context.Context, mail Mailbox, folder string, uid uint32
 		Filename:    forwardName(p, index),
 		ContentType: forwardType(p),
 		Size:        int64(n),
+		// A forwarded message inside the original keeps its bytes too.
+		Embedded: mediaType(p) == "message/rfc822" && slices.Contains([]string{"", "7bit", "8bit", "binary"}, p.Encoding),
 		Open: func() (io.ReadCloser, error) {
 			pr, pw := io.Pipe()
 			go func() { pw.CloseWithError(stream(pw)) }()
@@ -216,7 +219,7 @@ func messageAttachment(ctx context.Context, fs forwardStore, folder string, orig
 		name = s + ".eml"
 	}
 	return smtp.Attachment{
-		Filename: name, ContentType: "message/rfc822", Size: orig.Size,
+		Filename: name, ContentType: "message/rfc822", Size: orig.Size, Embedded: true,
 		Open: func() (io.ReadCloser, error) {
 			pr, pw := io.Pipe()
 			go func() {

@@ -402,3 +402,21 @@ func TestGetThreadBounded(t *testing.T) {
 		t.Errorf("get_thread from the middle = total %d incomplete %v, want all 13", mid.Total, mid.Incomplete)
 	}
 }
+
+// TestForwardInlineKeepsAttachedMessage: a message/rfc822 attachment of the
+// original is re-attached as it is (not base64), byte for byte.
+func TestForwardInlineKeepsAttachedMessage(t *testing.T) {
+	acct, e, rl := threadEnv(t)
+	inner := "From: inner@example.test\r\nSubject: the inner one\r\nMessage-ID: <" + uniqueID(t, "inner") + ">\r\n\r\ninner body line\r\n"
+	raw := "From: s@example.test\r\nSubject: with a message\r\nMessage-ID: <" + uniqueID(t, "outer") + ">\r\nMIME-Version: 1.0\r\n" +
+		"Content-Type: multipart/mixed; boundary=\"YY\"\r\n\r\n--YY\r\nContent-Type: text/plain\r\n\r\nsee attached\r\n" +
+		"--YY\r\nContent-Type: message/rfc822\r\nContent-Disposition: attachment; filename=\"inner.eml\"\r\n\r\n" + inner + "\r\n--YY--\r\n"
+	uid := acct.Append(t, "INBOX", []byte(raw))
+	var r tools.ForwardResult
+	e.call(t, "forward_email", map[string]any{"uid": uid, "to": "boss@example.test"}, &r)
+	rl.mu.Lock()
+	defer rl.mu.Unlock()
+	if r.Attachments != 1 || len(rl.got) != 1 || !bytes.Contains(rl.got[0], []byte(inner)) {
+		t.Errorf("forward = %+v; the attached message is not carried as it is", r)
+	}
+}
