@@ -71,6 +71,8 @@ const REQUIRED = {
   delete_folder: ['name'],
   send_email: ['to', 'subject', 'body'],
   reply_email: ['uid', 'body'],
+  get_thread: ['uid'],
+  forward_email: ['uid', 'to'],
   download_attachment: ['uid', 'attachment_index'],
   send_email_with_attachments: ['to', 'subject', 'body', 'attachment_paths'],
   create_inbox: [],
@@ -96,6 +98,8 @@ const ARGS = {
   delete_folder: ['name', 'force'],
   send_email: ['to', 'cc', 'bcc', 'subject', 'body', 'body_html', 'from_name', 'reply_to'],
   reply_email: ['uid', 'folder', 'body', 'body_html', 'reply_all', 'quote'],
+  get_thread: ['uid', 'folder', 'limit'],
+  forward_email: ['uid', 'folder', 'to', 'cc', 'bcc', 'body', 'mode'],
   download_attachment: ['uid', 'folder', 'attachment_index', 'filename_override'],
   send_email_with_attachments: ['to', 'cc', 'bcc', 'subject', 'body', 'body_html', 'from_name', 'reply_to', 'attachment_paths'],
   create_inbox: ['label'],
@@ -298,6 +302,15 @@ describe(`email-mcp over ${cfg.transport} on ${cfg.backend}`, { timeout: 170_000
     const reply = await call('reply_email', { uid: String(msg.uid), body: `reply ${token}` });
     assert.equal(reply.success, true);
     assert.match(reply.subject, /^Re: /);
+
+    const thread = await eventually('the reply in the thread', async () => {
+      const t = await call('get_thread', { uid: msg.id });
+      return t.messages.some((m) => m.message_id === reply.message_id) && t;
+    });
+    assert.equal(thread.messages[0].message_id, read.message_id);
+    const fwd = await call('forward_email', { uid: msg.id, to: [cfg.self], body: `fwd ${token}`, mode: 'attachment' });
+    assert.equal(fwd.success, true);
+    assert.match(fwd.subject, /^Fwd: /);
 
     const uploads = path.join(cfg.baseDir, 'attachments', 'email', 'uploads');
     await mkdir(uploads, { recursive: true });

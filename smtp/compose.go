@@ -39,7 +39,11 @@ func (m *Message) Size() (int64, error) {
 	}
 	n := cw.n
 	for _, a := range m.Attachments {
-		n += base64Len(a.Size)
+		if a.embedded() {
+			n += a.Size
+		} else {
+			n += base64Len(a.Size)
+		}
 	}
 	return n, nil
 }
@@ -152,7 +156,8 @@ func (m *Message) writeBody(w *message.Writer) error {
 
 // boundary derives a fixed boundary from the message's seed. The "=_"
 // prefix cannot occur in quoted-printable or base64 output, so no body can
-// contain a boundary line.
+// contain a boundary line; an Embedded message, written as it is, could
+// only by holding the random seed, which is drawn after it was received.
 func (m *Message) boundary(kind string) string {
 	return "=_" + kind + "_" + m.seed
 }
@@ -199,6 +204,13 @@ func copyAttachment(w io.Writer, a Attachment, field string) error {
 	return nil
 }
 
+// embedded reports an attachment written as Open gives it, not base64: a
+// forwarded message (Embedded and message/rfc822).
+func (a Attachment) embedded() bool {
+	t, _, err := mime.ParseMediaType(a.ContentType)
+	return a.Embedded && err == nil && t == "message/rfc822"
+}
+
 // attachmentFields: Content-Type with an RFC 2231 name (for old readers),
 // Content-Disposition with an RFC 2231 filename, base64.
 func attachmentFields(a Attachment) fields {
@@ -210,6 +222,15 @@ func attachmentFields(a Attachment) fields {
 		}
 	}
 	params["name"] = a.Filename
+	if a.embedded() {
+		// A forwarded message goes in as it is (RFC 2046 5.2.1: no base64
+		// for message/rfc822): its bytes are the original's, unchanged.
+		delete(params, "charset")
+		return fields{
+			{"Content-Type", mime.FormatMediaType(typ, params)},
+			{"Content-Disposition", mime.FormatMediaType("attachment", map[string]string{"filename": a.Filename})},
+		}
+	}
 	return fields{
 		{"Content-Type", mime.FormatMediaType(typ, params)},
 		{"Content-Disposition", mime.FormatMediaType("attachment", map[string]string{"filename": a.Filename})},

@@ -21,6 +21,11 @@ type Attachment struct {
 	// application/octet-stream. Parameters other than a utf-8 or us-ascii
 	// charset are dropped.
 	ContentType string
+	// Embedded, with ContentType message/rfc822, writes the content as
+	// Open returns it, without a transfer encoding (RFC 2046 5.2.1): a
+	// forwarded message, whose bytes are a mail already and stay the
+	// original's. Everything else is base64.
+	Embedded bool
 	// Size is the exact length of what Open returns. Size computes the
 	// message size from it, and writing fails if the content differs.
 	Size int64

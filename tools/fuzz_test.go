@@ -19,6 +19,7 @@ var fuzzTools = []string{
 	"download_attachment", "send_email_with_attachments", "create_inbox", "list_inboxes", "list_messages",
 	"get_latest", "send_test_code", "delete_inbox",
 	"delete_email", "create_folder", "rename_folder", "delete_folder",
+	"get_thread", "forward_email",
 }
 
 // FuzzToolCall sends arbitrary arguments to every tool through the MCP
@@ -47,6 +48,8 @@ func FuzzToolCall(f *testing.F) {
 		"create_folder":               {`{"name":"Entw\u00fcrfe","parent":"INBOX"}`, `{"name":"a//b"}`, `{"name":"*"}`},
 		"rename_folder":               {`{"from":"Archive","to":"\u65e5\u672c"}`, `{"from":"INBOX","to":"x"}`},
 		"delete_folder":               {`{"name":"email-mcp-inboxes","force":true}`, `{"name":"Sent"}`},
+		"get_thread":                  {`{"uid":1,"limit":2}`, `{"uid":"msg_1_1","folder":"Sent"}`, `{"uid":1,"limit":0}`},
+		"forward_email":               {`{"uid":1,"to":"a@example.test","mode":"attachment"}`, `{"uid":1,"to":["x"],"body":"fyi","mode":"inline"}`},
 	}
 	for i, name := range fuzzTools {
 		for _, s := range append(seeds[name], `{}`, `null`, `[]`, `{"uid":1e300}`) {

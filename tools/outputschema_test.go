@@ -62,6 +62,10 @@ func TestStructuredContentMatchesOutputSchema(t *testing.T) {
 		{"send_email", map[string]any{"to": "a@example.test", "subject": "s", "body": "b"}, false},
 		{"send_email", map[string]any{"to": "a@example.test", "subject": "s\r\nBcc: x@y.z", "body": "b"}, true},
 		{"reply_email", map[string]any{"uid": 1, "body": "thanks"}, false},
+		{"get_thread", map[string]any{"uid": 1}, false},
+		{"get_thread", map[string]any{"uid": 987654}, true},
+		{"forward_email", map[string]any{"uid": 1, "to": "a@example.test", "mode": "attachment"}, false},
+		{"forward_email", map[string]any{"uid": 1, "to": "a@example.test", "mode": "digest"}, true},
 		{"send_email", map[string]any{"to": "a@example.test", "subject": "s", "body": "b", "idempotency_key": "schema-1"}, false},
 		{"send_email", map[string]any{"to": "a@example.test", "subject": "s", "body": "b", "idempotency_key": "schema-1"}, false}, // replayed
 		{"reply_email", map[string]any{"uid": 1, "body": "again", "idempotency_key": "schema-2"}, false},

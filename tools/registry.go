@@ -337,6 +337,7 @@ func allSpecs(deps Deps, opts Options) []*spec {
 			searchEmailsSpec(deps.Mail, opts.MaxSearchResults),
 			readEmailSpec(deps.Mail, opts.ReadOnly),
 			markEmailSpec(deps.Mail),
+			getThreadSpec(deps.Mail),
 			moveEmailSpec(deps.Mail),
 			downloadAttachmentSpec(deps.Mail, deps.Files),
 		)
@@ -347,6 +348,7 @@ func allSpecs(deps Deps, opts Options) []*spec {
 		specs = append(specs,
 			sendEmailSpec(o),
 			replyEmailSpec(deps.Mail, o),
+			forwardEmailSpec(deps.Mail, o),
 			sendAttachmentsSpec(o, deps.Files),
 		)
 	}

@@ -1,0 +1,281 @@
+package tools
+
+import (
+	"context"
+	"io"
+	"mime"
+	"slices"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/email-mcp/email-mcp/imap"
+	"github.com/email-mcp/email-mcp/message"
+	"github.com/email-mcp/email-mcp/smtp"
+)
+
+// ForwardResult is forward_email's result.
+type ForwardResult struct {
+	SendResult
+	To          []string `json:"to"`
+	Cc          []string `json:"cc"`
+	Subject     string   `json:"subject"`
+	Mode        string   `json:"mode" jsonschema:"inline or attachment"`
+	Attachments int      `json:"attachments" jsonschema:"files of the original carried along (inline), or 1: the original itself (attachment)"`
+	// Bounds (SECURITY.md), as in reply_email.
+	SubjectTruncated bool `json:"subject_truncated,omitempty" jsonschema:"the subject is longer than 1000 characters: it ends early here (the forward carries it whole)"`
+	ToTotal          *int `json:"to_total,omitempty" jsonschema:"set when to lists only the first 100 recipients: their number"`
+	CcTotal          *int `json:"cc_total,omitempty" jsonschema:"as to_total, for cc"`
+}
+
+type forwardArgs struct {
+	UID    *UID       `json:"uid"`
+	Folder string     `json:"folder"`
+	To     StringList `json:"to"`
+	Cc     StringList `json:"cc"`
+	Bcc    StringList `json:"bcc"`
+	Body   string     `json:"body" max:"-"`
+	Mode   string     `json:"mode"`
+	// IdempotencyKey makes a repeat answer the first result (sendkeys.go).
+	IdempotencyKey string `json:"idempotency_key"`
+}
+
+// forwardStore is what forward_email needs of the IMAP side beyond
+// Mailbox (imap.Client has it).
+type forwardStore interface {
+	StreamMessage(ctx context.Context, folder string, uid uint32, w io.Writer) (int64, error)
+	AddKeywords(ctx context.Context, folder string, uids []uint32, keywords []string) (map[uint32][]string, error)
+}
+
+var _ forwardStore = (*imap.Client)(nil)
+
+// Forward modes.
+const (
+	forwardInline     = "inline"
+	forwardAttachment = "attachment"
+)
+
+func forwardEmailSpec(mail Mailbox, o *outbox) *spec {
+	return &spec{
+		name:  "forward_email",
+		title: "Forward an email",
+		description: "Forward a message to new recipients, with an optional note above it. mode=inline quotes its header and text " +
+			"and re-attaches its attachments unchanged; mode=attachment sends the original whole as a .eml. " +
+			"Subject \"Fwd: …\"; the original gets $Forwarded. To answer the sender, use reply_email." + sendLimitsNote + untrustedNote,
+		toolset:  ToolsetMail,
+		readOnly: false, destructive: false, idempotent: false, openWorld: true,
+		changesMail: true,
+		params: []mcp.ToolOption{
+			mcp.WithAny("uid", mcp.Required(), uidSchema(), mcp.Description("the message to forward: UID or id")),
+			mcp.WithString("folder", mcp.DefaultString("INBOX")),
+			mcp.WithArray("to", mcp.Required(), mcp.WithStringItems(), mcp.MinItems(1), mcp.MaxItems(maxRecipients), mcp.Description(`recipients: "a@example.com" or "Name <a@example.com>"`)),
+			mcp.WithArray("cc", mcp.WithStringItems(), mcp.MaxItems(maxRecipients)),
+			mcp.WithArray("bcc", mcp.WithStringItems(), mcp.MaxItems(maxRecipients), mcp.Description("blind copies: never written in the message")),
+			mcp.WithString("body", mcp.Description("optional plain-text note above the forwarded message")),
+			mcp.WithString("mode", mcp.Enum(forwardInline, forwardAttachment), mcp.DefaultString(forwardInline)),
+			idempotencyParam(),
+		},
+		output: mcp.WithOutputSchema[ForwardResult](),
+		handle: func(ctx context.Context, req mcp.CallToolRequest) (any, error) {
+			var args forwardArgs
+			if err := bindArgs(req, &args); err != nil {
+				return nil, err
+			}
+			return o.sends.once(ctx, "forward_email", args.IdempotencyKey, func(ctx context.Context) (any, error) {
+				return o.forward(ctx, mail, args)
+			})
+		},
+	}
+}
+
+func (o *outbox) forward(ctx context.Context, mail Mailbox, a forwardArgs) (*ForwardResult, error) {
+	folder, err := checkFolder(a.Folder, "folder")
+	if err != nil {
+		return nil, err
+	}
+	mode := a.Mode
+	if mode == "" {
+		mode = forwardInline
+	}
+	if mode != forwardInline && mode != forwardAttachment {
+		return nil, invalidArg("mode must be inline or attachment (got %q)", truncate(mode, 40))
+	}
+	if a.UID == nil {
+		return nil, invalidArg("uid is required")
+	}
+	fs, ok := mail.(forwardStore)
+	if !ok {
+		return nil, errorf(CodeInternal, "this mailbox cannot forward messages")
+	}
+	// The recipients are checked (count, allow-list, syntax) before the
+	// original is read.
+	subject, empty := "", ""
+	m, err := o.compose(sendArgs{To: a.To, Cc: a.Cc, Bcc: a.Bcc, Subject: &subject, Body: &empty})
+	if err != nil {
+		return nil, err
+	}
+	if _, err := o.checkRecipients(m, "the forward"); err != nil {
+		return nil, err
+	}
+	orig, err := mail.FetchMessage(ctx, folder, a.UID.UID, readPrefix)
+	if err != nil {
+		return nil, messageError(err, folder, a.UID.UID)
+	}
+	if err := checkValidity(*a.UID, orig.UIDValidity, folder); err != nil {
+		return nil, err
+	}
+	hdr, _ := message.ParseHeader(orig.Raw)
+	m.Subject = smtp.ForwardSubject(hdr.Subject)
+	if mode == forwardInline {
+		err = o.forwardInline(ctx, mail, folder, orig, hdr, m, a.Body)
+	} else {
+		m.Text = a.Body
+		m.Attachments = []smtp.Attachment{messageAttachment(ctx, fs, folder, orig, hdr.Subject)}
+	}
+	if err != nil {
+		return nil, err
+	}
+	sent, err := o.send(ctx, m)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := fs.AddKeywords(context.WithoutCancel(ctx), folder, []uint32{orig.UID}, []string{"$Forwarded"}); err != nil {
+		o.log.Warn("forward sent but $Forwarded not set", "uid", orig.UID, "err", err)
+	}
+	out := &ForwardResult{SendResult: *sent, Mode: mode, Attachments: len(m.Attachments)}
+	out.To, out.ToTotal = boundAddresses(m.To, message.MaxAddresses, false, smtpAddr)
+	out.Cc, out.CcTotal = boundAddresses(m.Cc, message.MaxAddresses, false, smtpAddr)
+	out.Subject, out.SubjectTruncated = boundSubject(m.Subject, false)
+	return out, nil
+}
+
+// forwardInline fills m with the note, the quoted header block and text of
+// the original, and its attachments, each streamed from the server and
+// decoded on the way: the decoded bytes sent are the original's.
+func (o *outbox) forwardInline(ctx context.Context, mail Mailbox, folder string, orig *imap.Message, hdr message.Header, m *smtp.Message, note string) error {
+	bodies, _, err := messageBodies(ctx, mail, folder, orig)
+	if err != nil {
+		return messageError(err, folder, orig.UID)
+	}
+	var from smtp.Address
+	if len(hdr.From) > 0 {
+		from = smtp.Address{Name: hdr.From[0].Name, Email: hdr.From[0].Email}
+	}
+	block := smtp.ForwardBlock(smtp.ForwardedHeader{
+		From: from, Date: hdr.Date, Subject: hdr.Subject, To: smtpAddrs(hdr.To), Cc: smtpAddrs(hdr.Cc),
+	}, clean(bodies.Text))
+	if note != "" {
+		block = note + "\n\n" + block
+	}
+	m.Text = block
+	if orig.Structure == nil {
+		return nil
+	}
+	for i, p := range orig.Structure.Attachments() {
+		att, err := partAttachment(ctx, mail, folder, orig.UID, p, i)
+		if err != nil {
+			return downloadError(err, folder, orig.UID)
+		}
+		m.Attachments = append(m.Attachments, att)
+	}
+	return nil
+}
+
+// partAttachment makes attachment p of message uid an smtp.Attachment whose
+// content is streamed from the server and decoded on each Open. Its exact
+// decoded size is counted first, by streaming it once: the composer needs
+// it before it writes, and BODYSTRUCTURE gives only the encoded size.
+func partAttachment(ctx context.Context, mail Mailbox, folder string, uid uint32, p *imap.Part, index int) (smtp.Attachment, error) {
+	stream := func(w io.Writer) error {
+		return decodeStream(w, p.Encoding, func(w io.Writer) error {
+			_, err := mail.StreamPart(ctx, folder, uid, p.Path, w)
+			return err
+		})
+	}
+	var n countWriter
+	if err := stream(&n); err != nil {
+		return smtp.Attachment{}, err
+	}
+	return smtp.Attachment{
+		Filename:    forwardName(p, index),
+		ContentType: forwardType(p),
+		Size:        int64(n),
+		// A forwarded message inside the original keeps its bytes too.
+		Embedded: mediaType(p) == "message/rfc822" && slices.Contains([]string{"", "7bit", "8bit", "binary"}, p.Encoding),
+		Open: func() (io.ReadCloser, error) {
+			pr, pw := io.Pipe()
+			go func() { pw.CloseWithError(stream(pw)) }()
+			return pr, nil
+		},
+	}, nil
+}
+
+// messageAttachment is the original, whole and unchanged, as a
+// message/rfc822 attachment streamed from the server on each Open.
+func messageAttachment(ctx context.Context, fs forwardStore, folder string, orig *imap.Message, subject string) smtp.Attachment {
+	name := "forwarded.eml"
+	if s := safeFileBase(subject); s != "" {
+		name = s + ".eml"
+	}
+	return smtp.Attachment{
+		Filename: name, ContentType: "message/rfc822", Size: orig.Size, Embedded: true,
+		Open: func() (io.ReadCloser, error) {
+			pr, pw := io.Pipe()
+			go func() {
+				_, err := fs.StreamMessage(ctx, folder, orig.UID, pw)
+				pw.CloseWithError(err)
+			}()
+			return pr, nil
+		},
+	}
+}
+
+// forwardName is the attachment's file name as the sender gave it (one
+// line, at most 255 bytes), else read_email's default name.
+func forwardName(p *imap.Part, index int) string {
+	name, _ := message.CleanLine(p.Filename)
+	name = strings.TrimSpace(name)
+	if name == "" {
+		name = defaultName(p, index)
+	}
+	return cutBytes(name, 255)
+}
+
+// forwardType is the part's media type, with its charset when it has one
+// (the composer keeps utf-8 and us-ascii).
+func forwardType(p *imap.Part) string {
+	t := mediaType(p)
+	if cs := p.Params["charset"]; cs != "" && isToken(cs) {
+		return mime.FormatMediaType(t, map[string]string{"charset": cs})
+	}
+	return t
+}
+
+// safeFileBase turns a subject into a file name base: at most 60
+// characters, without path separators, control or reserved characters.
+func safeFileBase(s string) string {
+	s, _ = message.CleanLine(s)
+	s = strings.Map(func(r rune) rune {
+		if r < ' ' || strings.ContainsRune(`/\<>:"|?*`, r) {
+			return '_'
+		}
+		return r
+	}, s)
+	s = strings.Trim(strings.TrimSpace(s), ".")
+	if utf8.RuneCountInString(s) > 60 {
+		s = string([]rune(s)[:60])
+	}
+	return strings.TrimSpace(s)
+}
+
+// cutBytes cuts s to at most n bytes at a character boundary.
+func cutBytes(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
+}
