@@ -121,9 +121,9 @@ func (s *Server) Attachment(ctx context.Context, folder, uid string, index int, 
 
 // Watch calls arrived with each message that reaches folder from now on
 // (the IMAP watcher the waits use: IDLE, one connection per folder) until
-// ctx ends or the watcher fails. It returns once subscribed with ready
-// closed, or with the subscription's error.
-func (s *Server) Watch(ctx context.Context, folder string, arrived func(uid uint32)) error {
+// ctx ends or the watcher fails; ready is called once it is subscribed.
+// It returns nil when ctx ends, else the subscription's error.
+func (s *Server) Watch(ctx context.Context, folder string, ready func(), arrived func(uid uint32)) error {
 	st, ok := s.deps.Mail.(interface {
 		Subscribe(ctx context.Context, folder string, afterUID uint32) (*imap.Subscription, error)
 		UIDNext(ctx context.Context, folder string) (uint32, uint32, error)
@@ -144,6 +144,7 @@ func (s *Server) Watch(ctx context.Context, folder string, arrived func(uid uint
 		return Classify(folderError(err, folder))
 	}
 	defer sub.Close()
+	ready()
 	for {
 		select {
 		case <-ctx.Done():

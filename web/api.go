@@ -363,15 +363,25 @@ func (h *Handler) events(w http.ResponseWriter, r *http.Request) {
 	ctx, cancel := context.WithCancel(r.Context())
 	defer cancel()
 	uids := make(chan uint32, 64)
+	ready := make(chan struct{})
 	errc := make(chan error, 1)
 	go func() {
-		errc <- h.opts.Tools.Watch(ctx, folderArg(r.URL.Query().Get("folder")), func(uid uint32) {
+		errc <- h.opts.Tools.Watch(ctx, folderArg(r.URL.Query().Get("folder")), func() { close(ready) }, func(uid uint32) {
 			select {
 			case uids <- uid:
 			case <-ctx.Done():
 			}
 		})
 	}()
+	select { // the stream opens once subscribed: mail from then on is pushed
+	case <-ready:
+	case err := <-errc:
+		if err == nil {
+			return // the page went away
+		}
+		h.toolError(w, err)
+		return
+	}
 	w.Header().Set("Content-Type", "text/event-stream")
 	w.WriteHeader(http.StatusOK)
 	_, _ = fmt.Fprint(w, ": watching\n\n")

@@ -50,7 +50,10 @@ func (h *Handler) checked(w http.ResponseWriter, r *http.Request, key string, ne
 	r2 := r.Clone(r.Context())
 	r2.URL.RawQuery = "" // the page's own parameters are read from r; auth refuses ?token=
 	r2.Header.Del("Authorization")
-	r2.Header.Set("X-API-Key", key)
+	r2.Header.Del("X-API-Key")
+	if key != "" {
+		r2.Header.Set("X-API-Key", key)
+	}
 	h.opts.Auth(http.HandlerFunc(func(w http.ResponseWriter, passed *http.Request) {
 		r3 := r.WithContext(passed.Context())
 		r3.Header = passed.Header
@@ -143,7 +146,11 @@ func (h *Handler) signedIn(write bool, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		s := h.sessionOf(r)
 		if s == nil {
-			fail(w, http.StatusUnauthorized, "UNAUTHORIZED", "sign in first")
+			// No session: auth answers, with the API's own refusal (a bad
+			// Host or Origin first, else 401 for the missing key).
+			h.checked(w, r, "", func(w http.ResponseWriter, r *http.Request) {
+				fail(w, http.StatusUnauthorized, "UNAUTHORIZED", "sign in first")
+			})
 			return
 		}
 		if write && subtle.ConstantTimeCompare([]byte(r.Header.Get("X-CSRF-Token")), []byte(s.csrf)) != 1 {

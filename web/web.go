@@ -22,7 +22,7 @@ type Tools interface {
 	ToolNames() []string
 	Source(ctx context.Context, folder, uid string, limit int64) ([]byte, bool, error)
 	Attachment(ctx context.Context, folder, uid string, index int, w io.Writer, head func(name, contentType string)) error
-	Watch(ctx context.Context, folder string, arrived func(uid uint32)) error
+	Watch(ctx context.Context, folder string, ready func(), arrived func(uid uint32)) error
 	// Find is what the waits would take from a raw message (its OTP and
 	// action link with their confidence), as JSON.
 	Find(raw []byte) json.RawMessage

@@ -61,7 +61,9 @@
     for (const f of st.folders) {
       if (f.name === "email-mcp-inboxes") continue;
       const li = el("li"); li.dataset.folder = f.name;
-      li.append(el("span", "", f.name), el("span", "count", f.unseen ? f.unseen + "/" + f.messages : String(f.messages ?? "")));
+      const count = el("span", "count", f.unseen ? f.unseen + " / " + f.messages : String(f.messages ?? ""));
+      count.title = "unread / messages";
+      li.append(el("span", "", f.name), count);
       li.addEventListener("click", () => openFolder(f.name, "", f.name));
       ul.append(li);
     }
@@ -114,9 +116,10 @@
     if (st.events) st.events.close();
     const es = new EventSource("/ui/api/events?" + q({ folder: st.folder }));
     st.events = es;
-    es.onopen = () => $("live").classList.remove("off");
+    // Once subscribed, load the list again: mail that came before is in it.
+    es.onopen = () => { $("live").classList.remove("off"); loadList(); };
     es.onerror = () => $("live").classList.add("off");
-    es.addEventListener("mail", () => { if (!st.cursor || true) loadList(false, true); loadFolders(); loadInboxes(); });
+    es.addEventListener("mail", () => { loadList(); loadFolders(); loadInboxes(); });
   }
 
   let listSeq = 0;
@@ -136,7 +139,7 @@
       const li = el("li", m.unread ? "unread" : ""); li.dataset.uid = m.id || String(m.uid);
       const from = el("div", "from"); from.append(el("span", "", m.from || ""), el("span", "", (m.date || "").replace("T", " ").slice(0, 16)));
       li.append(from, el("div", "subj", m.subject || "(no subject)"));
-      if (m.has_attachments) li.querySelector(".subj").prepend("📎 ");
+      if (m.has_attachments) li.querySelector(".subj").prepend(el("span", "att", "att"), " ");
       li.addEventListener("click", () => openMessage(li.dataset.uid));
       if (li.dataset.uid === st.uid) li.classList.add("on");
       ul.append(li);
