@@ -221,12 +221,23 @@ func TestWebInbox(t *testing.T) {
 // TestWebInboxLoginLink: the banner's link signs in once.
 func TestWebInboxLoginLink(t *testing.T) {
 	s := start(t)
-	ctx := newBrowser(t, 1000, 800)
+	ctx := newBrowser(t, 800, 900)
 	link := strings.Replace(s.loginLink, "localhost", "127.0.0.1", 1)
-	run(t, ctx, "login link", chromedp.Navigate(link), chromedp.WaitVisible(chromedp.CSS("#app")))
+	// A phone-sized viewport (headless windows are at least 500 px wide).
+	run(t, ctx, "login link", chromedp.EmulateViewport(390, 844, chromedp.EmulateMobile), chromedp.Navigate(link), chromedp.WaitVisible(chromedp.CSS("#app")))
 	if q := eval[string](t, ctx, "location.search"); q != "" {
 		t.Errorf("after the link the URL keeps %q, want the token gone", q)
 	}
+	s.send(t, "me@example.test", otpMail)
+	waitFor(t, ctx, "mail appears", `document.getElementById("messages").textContent.includes("Your Acme verification code")`, 150)
+	if w := eval[int](t, ctx, "document.documentElement.scrollWidth"); w > 390 {
+		t.Errorf("on a 390 px screen the page is %d px wide, want no horizontal scroll", w)
+	}
+	shots := shotsDir(t)
+	shot(t, ctx, shots, "phone-list")
+	run(t, ctx, "open", chromedp.Click(chromedp.CSS(`#messages li`)))
+	waitFor(t, ctx, "code shown", `document.getElementById("found").textContent.includes("739204")`, 100)
+	shot(t, ctx, shots, "phone-message")
 	other := newBrowser(t, 1000, 800)
 	run(t, other, "link again", chromedp.Navigate(link))
 	body := eval[string](t, other, "document.body.innerText")
@@ -312,6 +323,7 @@ fetch("%[1]s/ui/api/delete", {method: "POST", credentials: "include", mode: "no-
 		time.Sleep(100 * time.Millisecond)
 	}
 	reqs := img.requests()
+	shot(t, ctx, shotsDir(t), "html-message")
 	if !slices.Contains(reqs, "/pixel.gif") {
 		t.Errorf("after \"Load remote images\" the image server got %q, want /pixel.gif", reqs)
 	}
