@@ -362,6 +362,15 @@ func (h *Handler) events(w http.ResponseWriter, r *http.Request) {
 	}
 	ctx, cancel := context.WithCancel(r.Context())
 	defer cancel()
+	if h.opts.Stop != nil {
+		go func() {
+			select {
+			case <-h.opts.Stop:
+				cancel()
+			case <-ctx.Done():
+			}
+		}()
+	}
 	uids := make(chan uint32, 64)
 	ready := make(chan struct{})
 	errc := make(chan error, 1)

@@ -46,6 +46,9 @@ type Options struct {
 	SessionTTL time.Duration
 	// LinkTTL is how long a login link is valid; default 10 min.
 	LinkTTL time.Duration
+	// Stop, once closed, ends the open event streams: the server is
+	// shutting down, and http.Server.Shutdown waits for them otherwise.
+	Stop <-chan struct{}
 }
 
 // Handler serves /ui. Build it with New.

@@ -33,6 +33,11 @@ type env struct {
 
 func newEnv(t testing.TB, readOnly bool) *env {
 	t.Helper()
+	return newEnvStop(t, readOnly, nil)
+}
+
+func newEnvStop(t testing.TB, readOnly bool, stop chan struct{}) *env {
+	t.Helper()
 	sb, err := devmail.Start(context.Background(), devmail.Options{IMAPAddr: "127.0.0.1:0", SMTPAddr: "127.0.0.1:0", Password: "pw"})
 	if err != nil {
 		t.Fatal(err)
@@ -53,7 +58,7 @@ func newEnv(t testing.TB, readOnly bool) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	pages := web.New(web.Options{Tools: srv, Auth: mw, Key: key})
+	pages := web.New(web.Options{Tools: srv, Auth: mw, Key: key, Stop: stop})
 	h, err := srv.Handler(tools.HTTPOptions{Auth: mw, Pages: pages})
 	if err != nil {
 		t.Fatal(err)
@@ -266,6 +271,32 @@ func TestEventsPushNewMail(t *testing.T) {
 		}
 	}
 	t.Fatalf("no mail event: %v", lines.Err())
+}
+
+// TestEventsEndOnStop: shutting down ends the open streams (Shutdown
+// would wait for them until its deadline).
+func TestEventsEndOnStop(t *testing.T) {
+	stop := make(chan struct{})
+	e := newEnvStop(t, false, stop)
+	b := signIn(t, e)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	req, _ := http.NewRequestWithContext(ctx, "GET", e.url+"/ui/api/events?folder=INBOX", nil)
+	resp, err := b.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	lines := bufio.NewScanner(resp.Body)
+	if !lines.Scan() {
+		t.Fatalf("no first line: %v", lines.Err())
+	}
+	close(stop)
+	for lines.Scan() { // bounded by ctx
+	}
+	if err := lines.Err(); err != nil {
+		t.Errorf("the stream did not end on Stop: %v", err)
+	}
 }
 
 // BenchmarkListMessages10k times the list endpoint (one page of 50) with

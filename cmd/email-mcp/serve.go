@@ -103,7 +103,7 @@ func buildHTTP(a *app, key string, log *slog.Logger) (*tools.HTTP, *web.Handler,
 		return nil, nil, err
 	}
 	pages := web.New(web.Options{Tools: a.tools, Auth: pageMW, Key: key, Name: a.cfg.MCPServerName,
-		Secure: strings.HasPrefix(a.cfg.MCPBaseURL, "https:"), Logger: log.With("component", "web")})
+		Secure: strings.HasPrefix(a.cfg.MCPBaseURL, "https:"), Logger: log.With("component", "web"), Stop: a.stopWaits})
 	h, err := a.tools.Handler(tools.HTTPOptions{Auth: mw, Ready: a.readyChecks(), BasePath: basePath,
 		BodyTimeout: bodyTimeout, Admitted: markAuthenticated, Pages: pages})
 	return h, pages, err
