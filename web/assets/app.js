@@ -119,7 +119,12 @@
     // Once subscribed, load the list again: mail that came before is in it.
     es.onopen = () => { $("live").classList.remove("off"); loadList(); };
     es.onerror = () => $("live").classList.add("off");
-    es.addEventListener("mail", () => { loadList(); loadFolders(); loadInboxes(); });
+    // A burst of mail is one refresh: the page's calls count against the
+    // key's rate limit, as the agent's do.
+    es.addEventListener("mail", () => {
+      if (st.refresh) return;
+      st.refresh = setTimeout(() => { st.refresh = 0; loadList(); loadFolders(); }, 400);
+    });
   }
 
   let listSeq = 0;
