@@ -169,6 +169,13 @@ rc=0
 if [ "$rc" = 0 ]; then grep -E '^(--- |ok)' "$work/gosdk.txt"; else cat "$work/gosdk.txt"; fi
 record "go sdk" "$rc"
 
+# --- the web inbox in a real browser ------------------------------------------
+section "web inbox (/ui) in headless Chromium (chromedp): sign-in, live mail, code, attachment, delete; refusals"
+rc=0
+(cd e2e/browser && E2E_BIN="$bin" E2E_SHOTS="$work/ui-shots" timeout 300 go test -count=1 -v ./...) >"$work/browser.txt" 2>&1 || rc=$?
+if [ "$rc" = 0 ]; then grep -E '^(--- |ok|screenshot:)' "$work/browser.txt"; else cat "$work/browser.txt"; fi
+record "web inbox (browser)" "$rc"
+
 # --- the sandbox -------------------------------------------------------------
 section "sandbox: the SDK client over Streamable HTTP, SSE and stdio"
 for t in http sse; do

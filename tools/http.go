@@ -39,6 +39,10 @@ type HTTPOptions struct {
 	// BasePath is the path prefix under which a reverse proxy publishes the
 	// server (from MCP_BASE_URL); the SSE endpoint event uses it.
 	BasePath string
+	// Pages, when set, is the web inbox: served at /ui and under /ui/
+	// outside Auth (it signs people in with a session cookie and applies
+	// Auth itself), and GET / redirects to it.
+	Pages http.Handler
 }
 
 // ReadyCheck is one dependency /ready checks.
@@ -201,6 +205,13 @@ func (s *Server) Handler(opts HTTPOptions) (*HTTP, error) {
 	root.HandleFunc("/.well-known/", func(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusNotFound, errBody("NOT_FOUND", "this server uses an API key (X-API-Key or Authorization: Bearer), not OAuth"))
 	})
+	if opts.Pages != nil {
+		root.Handle("/ui", opts.Pages)
+		root.Handle("/ui/", opts.Pages)
+		root.HandleFunc("GET /{$}", func(w http.ResponseWriter, r *http.Request) {
+			http.Redirect(w, r, "ui", http.StatusFound) // relative: MCP_BASE_URL's path stays
+		})
+	}
 	pace := bodyPace{timeout: opts.BodyTimeout, rate: opts.MinBodyRate}
 	root.Handle("/", opts.Auth(limitBody(opts.MaxBodyBytes, pace, admitted(opts.Admitted, api))))
 	return &HTTP{Handler: bodyDeadline(pace, root), streamable: streamable, sse: sse, calls: &s.calls}, nil

@@ -69,6 +69,7 @@ type Server struct {
 	hidden  map[string]*spec // known but not served (read-only mode or toolset off)
 	started time.Time
 	calls   inflight // tool calls running, for a drain at shutdown
+	deps    Deps     // for the web inbox's extra operations (web.go)
 }
 
 // spec declares one tool.
@@ -109,7 +110,7 @@ func New(deps Deps, opts Options) (*Server, error) {
 	if opts.MaxSearchResults <= 0 {
 		opts.MaxSearchResults = 50
 	}
-	s := &Server{opts: opts, log: opts.Logger, served: map[string]*spec{}, hidden: map[string]*spec{}, started: time.Now()}
+	s := &Server{opts: opts, log: opts.Logger, served: map[string]*spec{}, hidden: map[string]*spec{}, started: time.Now(), deps: deps}
 	s.mcp = server.NewMCPServer(opts.Name, opts.Version,
 		server.WithToolCapabilities(false),
 		server.WithRecovery(),

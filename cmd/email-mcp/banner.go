@@ -13,7 +13,7 @@ import (
 // printBanner prints, once, what a sandbox user needs: the endpoint, the key
 // (only when it was generated for this run), the sandbox's own ports and
 // ready-to-paste client settings.
-func printBanner(w io.Writer, a *app, base, key string, generated bool) {
+func printBanner(w io.Writer, a *app, base, key string, generated bool, loginLink string) {
 	// A configured key is never printed: the shell lines read it from the
 	// environment, the JSON ones (which would send "$MCP_API_KEY" as it
 	// stands) show a placeholder to replace.
@@ -49,6 +49,8 @@ email-mcp sandbox is running: a local mail server, nothing is sent to the outsid
 
   MCP (Streamable HTTP)  %[1]s/mcp
   MCP (legacy SSE)       %[1]s/sse
+  Web inbox              %[15]s
+                         (one-time login link, valid 10 min; or sign in at %[1]s/ui with the API key)
   API key                %[2]s
   Sandbox SMTP           %[3]s   (accepts mail for any address; no auth needed)
   Sandbox IMAP           %[4]s   (user "%[11]s", %[12]s)
@@ -78,7 +80,7 @@ Send a test mail into the sandbox:
   python3 -c 'import smtplib; smtplib.SMTP("%[8]s", %[9]s, local_hostname="localhost").sendmail("app@example.test", ["me@example.test"], "From: app@example.test\r\nTo: me@example.test\r\nSubject: hello\r\n\r\nYour code is 123456\r\n")'
 
 `, base, keyLine, smtpAddr, a.sandbox.IMAPAddr(), persist, shownKey, exe, hostOf(smtpAddr), portOf(smtpAddr), jsonKey,
-		a.sandbox.Username(), sandboxLogin(a.sandbox.IMAPAddr(), a.sandboxPassword), workspace, kept)
+		a.sandbox.Username(), sandboxLogin(a.sandbox.IMAPAddr(), a.sandboxPassword), workspace, kept, loginLink)
 }
 
 // sandboxLogin shows the sandbox's generated IMAP password, so that a mail

@@ -12,11 +12,13 @@ import (
 	"net/url"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/email-mcp/email-mcp/auth"
 	"github.com/email-mcp/email-mcp/config"
 	"github.com/email-mcp/email-mcp/tools"
+	"github.com/email-mcp/email-mcp/web"
 )
 
 // runServe is `email-mcp serve`: the HTTP server until SIGINT/SIGTERM.
@@ -37,7 +39,7 @@ func runServe(ctx context.Context, cfg *config.Config, stdout, stderr io.Writer)
 	}
 	defer a.Close()
 
-	h, err := buildHTTP(a, key, log)
+	h, pages, err := buildHTTP(a, key, log)
 	if err != nil {
 		log.Error("startup failed", "err", err)
 		return exitFailure
@@ -54,7 +56,7 @@ func runServe(ctx context.Context, cfg *config.Config, stdout, stderr io.Writer)
 	log.Info("email-mcp listening", "addr", ln.Addr().String(), "url", base+"/mcp", "version", buildVersion(),
 		"sandbox", cfg.Sandbox(), "tools", len(a.tools.ToolNames()), "read_only", cfg.MCPReadOnly)
 	if cfg.Sandbox() {
-		printBanner(stdout, a, base, key, generated)
+		printBanner(stdout, a, base, key, generated, pages.LoginLink(base))
 	}
 	return serveUntilDone(ctx, srv, ln, h, log, a.endWaits)
 }
@@ -68,8 +70,9 @@ func (a *app) endWaits() {
 	}
 }
 
-// buildHTTP puts the auth middleware in front of the tools' HTTP endpoints.
-func buildHTTP(a *app, key string, log *slog.Logger) (*tools.HTTP, error) {
+// buildHTTP puts the auth middleware in front of the tools' HTTP endpoints,
+// and the web inbox (/ui) behind the same middleware.
+func buildHTTP(a *app, key string, log *slog.Logger) (*tools.HTTP, *web.Handler, error) {
 	basePath, hosts := "", slices.Clone(a.cfg.MCPAllowedHosts)
 	if a.cfg.MCPBaseURL != "" {
 		if u, err := url.Parse(a.cfg.MCPBaseURL); err == nil {
@@ -86,10 +89,33 @@ func buildHTTP(a *app, key string, log *slog.Logger) (*tools.HTTP, error) {
 		Logger:         log.With("component", "auth"),
 	})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return a.tools.Handler(tools.HTTPOptions{Auth: mw, Ready: a.readyChecks(), BasePath: basePath,
-		BodyTimeout: bodyTimeout, Admitted: markAuthenticated})
+	// The page's own origin (MCP_BASE_URL's) is allowed for the page: its
+	// forms and fetches carry it, and the Host rule already pins that name.
+	pageMW, err := auth.New(auth.Options{
+		Keys:           []string{key},
+		AllowedOrigins: append(slices.Clone(a.cfg.MCPAllowedOrigins), baseOrigin(a.cfg.MCPBaseURL)...),
+		AllowedHosts:   hosts,
+		Logger:         log.With("component", "auth"),
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	pages := web.New(web.Options{Tools: a.tools, Auth: pageMW, Key: key, Name: a.cfg.MCPServerName,
+		Secure: strings.HasPrefix(a.cfg.MCPBaseURL, "https:"), Logger: log.With("component", "web"), Stop: a.stopWaits})
+	h, err := a.tools.Handler(tools.HTTPOptions{Auth: mw, Ready: a.readyChecks(), BasePath: basePath,
+		BodyTimeout: bodyTimeout, Admitted: markAuthenticated, Pages: pages})
+	return h, pages, err
+}
+
+// baseOrigin is MCP_BASE_URL's origin, when it has one.
+func baseOrigin(base string) []string {
+	u, err := url.Parse(base)
+	if err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https") {
+		return nil
+	}
+	return []string{u.Scheme + "://" + u.Host}
 }
 
 // readHeaderTimeout bounds how long a client may take to send its request

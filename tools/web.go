@@ -1,0 +1,204 @@
+package tools
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/email-mcp/email-mcp/extract"
+	"github.com/email-mcp/email-mcp/imap"
+	"github.com/email-mcp/email-mcp/message"
+)
+
+// This file is what the web inbox (package web) asks of the tools: a tool
+// call run in-process through the registry (so read-only mode, the rate
+// limit, audit and the cleaning of results apply as on /mcp/call), and the
+// three things no tool returns to a browser: a message's raw source, an
+// attachment's bytes and the arrival of new mail.
+
+// Call runs the tool name with args as POST /mcp/call would, with ctx's
+// caller (auth.KeyID) as the caller. It returns the result's
+// structuredContent and whether it is an error result ({"error":{…}}). A
+// tool this server does not serve is an error result too; err is only a
+// protocol fault.
+func (s *Server) Call(ctx context.Context, name string, args map[string]any) (json.RawMessage, bool, error) {
+	if sp, ok := s.hidden[name]; ok && s.opts.ReadOnly && sp.changesMail {
+		te := errorf(CodeReadOnly, "%s is not available: the server is in read-only mode", sp.name)
+		b, err := json.Marshal(map[string]any{"error": map[string]any{"code": te.Code, "message": te.Message, "retryable": false}})
+		return b, true, err
+	}
+	if args == nil {
+		args = map[string]any{}
+	}
+	req := map[string]any{"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+		"params": map[string]any{"name": name, "arguments": args}}
+	raw, err := json.Marshal(req)
+	if err != nil {
+		return nil, false, err
+	}
+	var result any
+	switch m := s.mcp.HandleMessage(ctx, raw).(type) {
+	case mcp.JSONRPCResponse:
+		result = m.Result
+	case *mcp.JSONRPCResponse:
+		result = m.Result
+	case mcp.JSONRPCError:
+		return nil, false, fmt.Errorf("tools: call %s: %s", name, m.Error.Message)
+	case *mcp.JSONRPCError:
+		return nil, false, fmt.Errorf("tools: call %s: %s", name, m.Error.Message)
+	default:
+		return nil, false, fmt.Errorf("tools: call %s: no response", name)
+	}
+	b, err := json.Marshal(result)
+	if err != nil {
+		return nil, false, err
+	}
+	var out struct {
+		Structured json.RawMessage `json:"structuredContent"`
+		IsError    bool            `json:"isError"`
+	}
+	if err := json.Unmarshal(b, &out); err != nil {
+		return nil, false, err
+	}
+	return out.Structured, out.IsError, nil
+}
+
+// errNoMail answers the web's extra operations on a server without IMAP.
+var errNoMail = errors.New("no mailbox is configured")
+
+// Source writes message uid of folder as stored (headers and body), at most
+// limit bytes, and reports whether it was cut. uid is a UID or an id.
+func (s *Server) Source(ctx context.Context, folder, uid string, limit int64) ([]byte, bool, error) {
+	if s.deps.Mail == nil {
+		return nil, false, Classify(errNoMail)
+	}
+	folder, ref, err := webTarget(folder, uid)
+	if err != nil {
+		return nil, false, Classify(err)
+	}
+	msg, err := s.deps.Mail.FetchMessage(ctx, folder, ref.UID, limit)
+	if err == nil {
+		err = checkValidity(ref, msg.UIDValidity, folder)
+	} else {
+		err = messageError(err, folder, ref.UID)
+	}
+	if err != nil {
+		return nil, false, Classify(err)
+	}
+	return msg.Raw, !msg.Complete, nil
+}
+
+// Attachment streams attachment index (read_email's) of message uid,
+// decoded, to w; head is called with its cleaned file name and media type
+// before the first byte is written.
+func (s *Server) Attachment(ctx context.Context, folder, uid string, index int, w io.Writer, head func(name, contentType string)) error {
+	if s.deps.Mail == nil {
+		return Classify(errNoMail)
+	}
+	folder, ref, err := webTarget(folder, uid)
+	if err != nil {
+		return Classify(err)
+	}
+	part, msg, err := findAttachment(ctx, s.deps.Mail, folder, ref, index)
+	if err != nil {
+		return Classify(err)
+	}
+	name, _ := message.CleanLine(defaultName(part, index))
+	head(boundName(name), boundContentType(mediaType(part)))
+	err = decodeStream(w, part.Encoding, func(w io.Writer) error {
+		_, err := s.deps.Mail.StreamPart(ctx, folder, msg.UID, part.Path, w)
+		return err
+	})
+	if err != nil {
+		return Classify(downloadError(err, folder, msg.UID))
+	}
+	return nil
+}
+
+// Watch calls arrived with each message that reaches folder from now on
+// (the IMAP watcher the waits use: IDLE, one connection per folder) until
+// ctx ends or the watcher fails; ready is called once it is subscribed.
+// It returns nil when ctx ends, else the subscription's error.
+func (s *Server) Watch(ctx context.Context, folder string, ready func(), arrived func(uid uint32)) error {
+	st, ok := s.deps.Mail.(interface {
+		Subscribe(ctx context.Context, folder string, afterUID uint32) (*imap.Subscription, error)
+		UIDNext(ctx context.Context, folder string) (uint32, uint32, error)
+	})
+	if !ok {
+		return Classify(errNoMail)
+	}
+	folder, err := checkFolder(folder, "folder")
+	if err != nil {
+		return Classify(err)
+	}
+	_, next, err := st.UIDNext(ctx, folder)
+	if err != nil {
+		return Classify(folderError(err, folder))
+	}
+	sub, err := st.Subscribe(ctx, folder, next-1)
+	if err != nil {
+		return Classify(folderError(err, folder))
+	}
+	defer sub.Close()
+	ready()
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case m, ok := <-sub.C:
+			if !ok {
+				if err := sub.Err(); err != nil {
+					return Classify(err)
+				}
+				return nil
+			}
+			arrived(m.UID)
+		}
+	}
+}
+
+// webTarget checks a folder and a message reference given as text.
+func webTarget(folder, uid string) (string, UID, error) {
+	folder, err := checkFolder(folder, "folder")
+	if err != nil {
+		return "", UID{}, err
+	}
+	var ref UID
+	b, _ := json.Marshal(uid)
+	if err := ref.UnmarshalJSON(b); err != nil || ref.UID == 0 {
+		return "", UID{}, invalidArg("uid must be a message UID or id")
+	}
+	return folder, ref, nil
+}
+
+// Found is what wait_for_otp and wait_for_link would take from a message:
+// its best code and best action link, each with its confidence in [0,1]
+// (empty when there is none).
+type Found struct {
+	OTP           string  `json:"otp"`
+	OTPConfidence float64 `json:"otp_confidence"`
+	Link          string  `json:"link"`
+	LinkScore     float64 `json:"link_confidence"`
+	LinkKind      string  `json:"link_kind"`
+}
+
+// Find runs the extractors of the waits on a raw message and returns the
+// Found as JSON.
+func (s *Server) Find(raw []byte) json.RawMessage {
+	view, _ := extractView(raw)
+	var f Found
+	if otp, ok := extract.BestOTP(view); ok {
+		f.OTP, f.OTPConfidence = otp.Code, otp.Confidence
+	}
+	if l, ok := extract.BestLink(view); ok {
+		f.Link, f.LinkScore, f.LinkKind = l.URL, l.Score, l.Kind
+	}
+	f.OTP, _ = message.CleanLine(f.OTP)
+	f.Link, _ = message.CleanLine(f.Link)
+	b, _ := json.Marshal(f)
+	return b
+}
