@@ -177,7 +177,12 @@ func (msg *message) search(seqNum uint32, criteria *imap.SearchCriteria) bool {
 		return false
 	}
 
-	header := mail.Header{Header: msg.reader().Header}
+	// devmail: the header is parsed only for a criterion that needs it (a
+	// SEARCH of flags, UIDs or sizes over 10,000 messages parsed every one).
+	var header mail.Header
+	if len(criteria.Header) > 0 || !criteria.SentSince.IsZero() || !criteria.SentBefore.IsZero() {
+		header = mail.Header{Header: msg.reader().Header}
+	}
 
 	for _, fieldCriteria := range criteria.Header {
 		if !matchHeaderFields(header.FieldsByKey(fieldCriteria.Key), fieldCriteria.Value) {
