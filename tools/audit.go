@@ -35,6 +35,7 @@ type auditResult struct {
 	Rejected  []string        `json:"rejected"`
 	FilePath  string          `json:"file_path"`
 	InboxID   string          `json:"inbox_id"`
+	DraftID   string          `json:"draft_id"`
 	Replayed  bool            `json:"replayed"` // an idempotency_key's first result: nothing was sent
 }
 
@@ -52,6 +53,9 @@ func (s *Server) audit(ctx context.Context, sp *spec, args map[string]any, resul
 	}
 	if v, ok := args["uid"]; ok {
 		attrs = append(attrs, slog.Any("uid", clipAny(v)))
+	}
+	if v, ok := args["draft_id"]; ok {
+		attrs = append(attrs, slog.Any("draft_id", clipAny(v)))
 	}
 	if v, ok := args["uids"].([]any); ok {
 		attrs = append(attrs, slog.Int("uids", len(v)))
@@ -91,6 +95,9 @@ func appendResult(attrs []slog.Attr, r auditResult) []slog.Attr {
 	}
 	if r.InboxID != "" {
 		attrs = append(attrs, slog.String("inbox_id", truncate(r.InboxID, maxAuditString)))
+	}
+	if r.DraftID != "" {
+		attrs = append(attrs, slog.String("new_draft_id", truncate(r.DraftID, maxAuditString)))
 	}
 	if r.Replayed {
 		attrs = append(attrs, slog.Bool("replayed", true))

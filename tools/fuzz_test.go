@@ -18,6 +18,7 @@ var fuzzTools = []string{
 	"list_folders", "search_emails", "read_email", "mark_email", "move_email", "send_email", "reply_email",
 	"download_attachment", "send_email_with_attachments", "create_inbox", "list_inboxes", "list_messages",
 	"get_latest", "send_test_code", "delete_inbox",
+	"save_draft", "update_draft", "send_draft", "delete_draft",
 }
 
 // FuzzToolCall sends arbitrary arguments to every tool through the MCP
@@ -42,6 +43,10 @@ func FuzzToolCall(f *testing.F) {
 		"get_latest":                  {`{"inbox_id":"nope"}`},
 		"send_test_code":              {`{"inbox_id":"x"}`},
 		"delete_inbox":                {`{"inbox_id":"x"}`},
+		"save_draft":                  {`{"to":"a@example.test","subject":"s","bcc":"b@example.test"}`, `{"reply_to_uid":1,"folder":"INBOX"}`, `{"folder":"INBOX"}`},
+		"update_draft":                {`{"draft_id":1,"body":"b"}`, `{"draft_id":"msg_1_1","attachment_paths":["uploads/../x"]}`},
+		"send_draft":                  {`{"draft_id":1}`, `{"draft_id":"msg_0_0"}`},
+		"delete_draft":                {`{"draft_id":1}`, `{"draft_id":-1}`},
 	}
 	for i, name := range fuzzTools {
 		for _, s := range append(seeds[name], `{}`, `null`, `[]`, `{"uid":1e300}`) {
