@@ -396,3 +396,37 @@ func TestReadOnlyHidesDrafts(t *testing.T) {
 		}
 	}
 }
+
+// TestDraftAudit: every draft tool writes one audit line, with the
+// draft's id but no subject, body or address.
+func TestDraftAudit(t *testing.T) {
+	var logs syncBuffer
+	env := newTestEnv(t, tools.Options{})
+	e := guardedClient(t, env, tools.SendOptions{}, tools.Options{Logger: slog.New(slog.NewJSONHandler(&logs, nil))})
+	const subject, body = "Secret draft plan", "the draft says hunter2"
+	var d, u tools.DraftResult
+	e.call(t, "save_draft", map[string]any{"to": "a@example.test", "bcc": "b@example.test", "subject": subject, "body": body}, &d)
+	e.call(t, "update_draft", map[string]any{"draft_id": d.DraftID, "to": "a@example.test", "subject": subject, "body": body}, &u)
+	e.call(t, "send_draft", map[string]any{"draft_id": u.DraftID}, &tools.SendDraftResult{})
+	e.wantError(t, "delete_draft", map[string]any{"draft_id": u.DraftID}, tools.CodeMessageNotFound)
+	lines := auditLines(t, logs.String())
+	want := []struct{ tool, result string }{{"save_draft", "ok"}, {"update_draft", "ok"}, {"send_draft", "ok"}, {"delete_draft", "MESSAGE_NOT_FOUND"}}
+	if len(lines) != len(want) {
+		t.Fatalf("%d audit lines, want %d:\n%s", len(lines), len(want), logs.String())
+	}
+	for i, w := range want {
+		if lines[i]["tool"] != w.tool || lines[i]["result"] != w.result {
+			t.Errorf("audit line %d = %v, want tool %s result %s", i, lines[i], w.tool, w.result)
+		}
+	}
+	if lines[0]["new_draft_id"] != d.DraftID || lines[1]["draft_id"] != d.DraftID || lines[2]["accepted"] != float64(1) {
+		t.Errorf("audit lines = %v, want the draft ids and 1 accepted (update_draft dropped the bcc)", lines)
+	}
+	for _, secret := range []string{subject, body, "hunter2", "a@example.test", "b@example.test"} {
+		for _, l := range lines {
+			if b, _ := json.Marshal(l); strings.Contains(string(b), secret) {
+				t.Errorf("audit line %s contains %q", b, secret)
+			}
+		}
+	}
+}
