@@ -21,7 +21,7 @@ type SendDraftResult struct {
 // (recipient cap, allow-list, hourly cap). The Sent copy is those bytes;
 // then the draft is removed.
 func (b *draftBox) send(ctx context.Context, id *UID) (*SendDraftResult, error) {
-	folder, d, err := b.open(ctx, id)
+	folder, d, err := b.open(ctx, id, true)
 	if err != nil {
 		return nil, err
 	}

@@ -260,8 +260,12 @@ func attachFiles(files *attachments.Workspace, paths []string, m *smtp.Message) 
 	return listed, nil
 }
 
-// open reads the whole draft id of the Drafts folder.
-func (b *draftBox) open(ctx context.Context, id *UID) (string, *imap.Message, error) {
+// maxDraftBytes bounds a draft that send_draft reads whole into memory.
+const maxDraftBytes = 96 << 20
+
+// open reads draft id of the Drafts folder: its first readPrefix bytes,
+// or all of it (at most maxDraftBytes) when whole is set.
+func (b *draftBox) open(ctx context.Context, id *UID, whole bool) (string, *imap.Message, error) {
 	if id == nil {
 		return "", nil, invalidArg("draft_id is required (save_draft's draft_id, or a uid in the Drafts folder)")
 	}
@@ -269,7 +273,13 @@ func (b *draftBox) open(ctx context.Context, id *UID) (string, *imap.Message, er
 	if err != nil {
 		return "", nil, folderError(err, "Drafts")
 	}
-	m, err := b.mail.FetchMessage(ctx, folder, id.UID, 0)
+	m, err := b.mail.FetchMessage(ctx, folder, id.UID, readPrefix)
+	if err == nil && whole && !m.Complete {
+		if m.Size > maxDraftBytes {
+			return "", nil, errorf(CodeAttachmentTooLarge, "the draft is %d bytes; send_draft sends drafts of at most %d", m.Size, maxDraftBytes)
+		}
+		m, err = b.mail.FetchMessage(ctx, folder, id.UID, 0)
+	}
 	if err != nil {
 		return "", nil, messageError(err, folder, id.UID)
 	}
@@ -284,7 +294,7 @@ func (b *draftBox) open(ctx context.Context, id *UID) (string, *imap.Message, er
 // (nothing saved) or the new one; when the removal fails twice, both are
 // there and the error names the new one.
 func (b *draftBox) update(ctx context.Context, id *UID, a draftArgs) (*DraftResult, error) {
-	folder, old, err := b.open(ctx, id)
+	folder, old, err := b.open(ctx, id, false)
 	if err != nil {
 		return nil, err
 	}
@@ -307,16 +317,20 @@ func (b *draftBox) update(ctx context.Context, id *UID, a draftArgs) (*DraftResu
 	return out, nil
 }
 
-// remove expunges uid of the Drafts folder, trying a second time (on a
-// fresh connection: the pool drops one after an error) when the first
-// fails for another reason than a missing message. It runs to its end
-// once started, whatever the client does.
+// remove expunges uid of the Drafts folder, replaced or sent, trying a
+// second time (on a fresh connection: the pool drops one after an error)
+// when the first fails. A message already gone is no error: an EXPUNGE
+// whose answer a broken connection lost, or another client, removed it. It
+// runs to its end once started, whatever the client does.
 func (b *draftBox) remove(ctx context.Context, folder string, uid uint32) error {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Minute)
 	defer cancel()
 	err := b.store.RemoveMessage(ctx, folder, uid)
 	if err != nil && !isMissing(err) && !isUnsupported(err) {
 		err = b.store.RemoveMessage(ctx, folder, uid)
+	}
+	if isMissing(err) {
+		return nil
 	}
 	return err
 }

@@ -430,3 +430,19 @@ func TestDraftAudit(t *testing.T) {
 		}
 	}
 }
+
+// TestSendBigDraft sends a draft over read_email's 1 MiB prefix: all of
+// it goes out, not the prefix.
+func TestSendBigDraft(t *testing.T) {
+	e := newDraftEnv(t, tools.SendOptions{})
+	body := strings.Repeat("a line of a long draft, with words in it\n", 40000) // 1.6 MB
+	var d tools.DraftResult
+	e.call(t, "save_draft", map[string]any{"to": "bob@example.test", "subject": unique("Big"), "body": body}, &d)
+	stored := e.raw(t, d.Folder, *d.UID)
+	e.call(t, "send_draft", map[string]any{"draft_id": d.DraftID}, &tools.SendDraftResult{})
+	e.relay.mu.Lock()
+	defer e.relay.mu.Unlock()
+	if len(e.relay.got) != 1 || len(stored) < 1<<20 || !bytes.Equal(bytes.TrimSuffix(e.relay.got[0], []byte("\r\n")), bytes.TrimSuffix(stored, []byte("\r\n"))) {
+		t.Errorf("relay got %d messages, the first of %d bytes; want the draft's %d bytes", len(e.relay.got), len(e.relay.got[0]), len(stored))
+	}
+}
