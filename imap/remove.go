@@ -8,8 +8,8 @@ import (
 )
 
 // RemoveMessage expunges message uid of folder, and only it: it SELECTs the
-// folder (a kept selection is brought up to date first), checks that uid
-// exists (ErrMessageNotFound, nothing removed), then sends UID STORE
+// folder, checks that uid exists (ErrMessageNotFound, nothing removed; on a
+// kept selection after a NOOP and a second look, see retryStale), then sends UID STORE
 // +FLAGS.SILENT (\Deleted), waits for its answer, and UID EXPUNGE of that
 // one UID (UIDPLUS), as Move does for the original of a copy. Other
 // messages marked \Deleted stay. Without UIDPLUS it refuses with
@@ -27,7 +27,7 @@ func (c *Client) RemoveMessage(ctx context.Context, folder string, uid uint32) e
 		if !cn.caps.Has(goimap.CapUIDPlus) {
 			return fmt.Errorf("%w: the server has no UIDPLUS, and a plain EXPUNGE could remove other messages", ErrUnsupported)
 		}
-		if _, err := cn.selectCurrent(folder, true); err != nil {
+		if _, _, err := cn.selectFolder(folder, true); err != nil {
 			return err
 		}
 		if err := checkUIDs(cn, folder, []uint32{uid}); err != nil {
