@@ -55,6 +55,9 @@ func (b *draftBox) send(ctx context.Context, id *UID) (*SendDraftResult, error) 
 	out.Accepted, out.AcceptedTotal = boundAddresses(res.Accepted, message.MaxAddresses, false, func(a string) (string, string) { return "", a })
 	out.Rejected, out.RejectedTotal = boundAddresses(res.Rejected, message.MaxAddresses, false, func(r smtp.Rejection) (string, string) { return "", r.Address })
 	out.SentCopy = b.keepCopy(ctx, raw, hdr.MessageID, time.Now())
+	if len(hdr.InReplyTo) > 0 {
+		b.markAnswered(ctx, hdr.InReplyTo[0])
+	}
 	if err := b.remove(ctx, folder, d.UID); err != nil {
 		b.o.log.Warn("draft sent but not removed", "folder", folder, "uid", d.UID, "err", err)
 	} else {
@@ -114,4 +117,31 @@ func (b *draftBox) keepCopy(ctx context.Context, raw *smtp.Raw, id string, date 
 		return copyFailed
 	}
 	return copySaved
+}
+
+// markAnswered sets \Answered on the message of INBOX with Message-ID id,
+// as reply_email does for the message it answers: a reply saved as a
+// draft is answered when it is sent. The original may have moved; a
+// failure is only logged.
+func (b *draftBox) markAnswered(ctx context.Context, id string) {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+	defer cancel()
+	found, err := b.mail.Search(ctx, "INBOX", imap.SearchCriteria{MessageID: id}, imap.PageRequest{Limit: 5})
+	if err != nil {
+		b.o.log.Warn("draft sent but its original not marked answered", "err", err)
+		return
+	}
+	var uids []uint32
+	for _, m := range found.Messages {
+		if m.MessageID == id { // SEARCH matches substrings
+			uids = append(uids, m.UID)
+		}
+	}
+	if len(uids) == 0 {
+		return
+	}
+	answered := true
+	if _, err := b.mail.SetFlags(ctx, "INBOX", uids, imap.FlagChange{Answered: &answered}); err != nil {
+		b.o.log.Warn("draft sent but its original not marked answered", "err", err)
+	}
 }

@@ -273,6 +273,9 @@ func TestReplyDraft(t *testing.T) {
 	if !bytes.Contains(got, []byte("In-Reply-To: <orig-2@example.test>")) || !bytes.Contains(got, []byte("<orig-1@example.test> <orig-2@example.test>")) {
 		t.Errorf("sent reply lost its threading:\n%.600s", got)
 	}
+	if flags := e.acct.Flags(t, "INBOX", uid); !slices.Contains(flags, `\Answered`) {
+		t.Errorf("the original's flags after send_draft of its reply = %v, want \\Answered", flags)
+	}
 }
 
 // TestDraftOpensInIMAPClient reads a draft the server saved with Python's
