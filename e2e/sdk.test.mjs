@@ -75,6 +75,10 @@ const REQUIRED = {
   forward_email: ['uid', 'to'],
   download_attachment: ['uid', 'attachment_index'],
   send_email_with_attachments: ['to', 'subject', 'body', 'attachment_paths'],
+  save_draft: [],
+  update_draft: ['draft_id'],
+  send_draft: ['draft_id'],
+  delete_draft: ['draft_id'],
   create_inbox: [],
   list_inboxes: [],
   list_messages: ['inbox_id'],
@@ -97,11 +101,15 @@ const ARGS = {
   rename_folder: ['from', 'to'],
   delete_folder: ['name', 'force'],
   send_email: ['to', 'cc', 'bcc', 'subject', 'body', 'body_html', 'from_name', 'reply_to'],
-  reply_email: ['uid', 'folder', 'body', 'body_html', 'reply_all', 'quote'],
+  reply_email: ['uid', 'folder', 'body', 'body_html', 'reply_all', 'quote', 'draft'],
   get_thread: ['uid', 'folder', 'limit'],
   forward_email: ['uid', 'folder', 'to', 'cc', 'bcc', 'body', 'mode'],
   download_attachment: ['uid', 'folder', 'attachment_index', 'filename_override'],
   send_email_with_attachments: ['to', 'cc', 'bcc', 'subject', 'body', 'body_html', 'from_name', 'reply_to', 'attachment_paths'],
+  save_draft: ['to', 'cc', 'bcc', 'subject', 'body', 'body_html', 'from_name', 'reply_to', 'attachment_paths', 'reply_to_uid', 'folder'],
+  update_draft: ['draft_id', 'to', 'cc', 'bcc', 'subject', 'body', 'body_html', 'from_name', 'reply_to', 'attachment_paths', 'reply_to_uid', 'folder'],
+  send_draft: ['draft_id', 'idempotency_key'],
+  delete_draft: ['draft_id'],
   create_inbox: ['label'],
   list_inboxes: ['limit', 'cursor'],
   list_messages: ['inbox_id', 'has_otp', 'subject_contains', 'sender', 'limit', 'cursor'],
@@ -389,6 +397,36 @@ describe(`email-mcp over ${cfg.transport} on ${cfg.backend}`, { timeout: 170_000
     const removed = await call('delete_folder', { name: parent });
     assert.equal(removed.messages_deleted, 0);
     await callErr('delete_folder', { name: parent }, 'FOLDER_NOT_FOUND');
+  });
+
+  test('drafts: save_draft, update_draft, send_draft, delete_draft, reply_email draft', async () => {
+    const subject = `e2e ${token} draft`;
+    const saved = await call('save_draft', { to: [cfg.self], bcc: ['hidden@example.test'], subject, body: 'first' });
+    assert.equal(saved.success, true);
+    assert.match(saved.draft_id, /^msg_\d+_\d+$/);
+    const listed = await call('search_emails', { folder: saved.folder, subject });
+    assert.equal(listed.total, 1);
+    const updated = await call('update_draft', { draft_id: saved.draft_id, to: [cfg.self], subject, body: 'second' });
+    assert.equal(updated.replaced_draft_id, saved.draft_id);
+    assert.equal((await call('search_emails', { folder: saved.folder, subject })).total, 1, 'no old copy after update_draft');
+    const sent = await call('send_draft', { draft_id: updated.draft_id });
+    assert.equal(sent.success, true);
+    assert.equal(sent.draft_removed, true);
+    assert.equal(sent.message_id, updated.message_id);
+    assert.equal((await call('search_emails', { folder: saved.folder, subject })).total, 0, 'no draft after send_draft');
+    const arrived = await eventually('the sent draft in INBOX', async () => {
+      const r = await call('search_emails', { subject, limit: 5 });
+      return r.total >= 1 && r.messages[0];
+    });
+    const read = await call('read_email', { uid: arrived.uid });
+    assert.equal(read.message_id, updated.message_id);
+    assert.match(read.body_text, /second/);
+    const reply = await call('reply_email', { uid: arrived.uid, body: 'later', draft: true });
+    assert.match(reply.draft_id, /^msg_\d+_\d+$/);
+    assert.deepEqual(reply.accepted, []);
+    const deleted = await call('delete_draft', { draft_id: reply.draft_id });
+    assert.equal(deleted.success, true);
+    await callErr('delete_draft', { draft_id: reply.draft_id }, 'MESSAGE_NOT_FOUND');
   });
 
   test('inbox tools: create, send_test_code, wait_for_otp, wait_for_link, wait_for_email, list, get_latest', async () => {

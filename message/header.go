@@ -21,6 +21,7 @@ type Header struct {
 	From    []Address
 	To      []Address
 	Cc      []Address
+	Bcc     []Address // present in drafts only: a sent message carries none
 	ReplyTo []Address
 	Sender  []Address
 	// Date is the Date field; the zero time when it is absent or unparseable.
@@ -52,6 +53,7 @@ func ParseHeader(raw []byte) (Header, error) {
 		From:            d.addresses(f["From"]),
 		To:              d.addresses(f["To"]),
 		Cc:              d.addresses(f["Cc"]),
+		Bcc:             d.addresses(f["Bcc"]),
 		ReplyTo:         d.addresses(f["Reply-To"]),
 		Sender:          d.addresses(f["Sender"]),
 		Date:            parseDate(f.get("Date")),

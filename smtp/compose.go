@@ -16,7 +16,7 @@ const dateLayout = "Mon, 02 Jan 2006 15:04:05 -0700"
 // text/plain, text and HTML multipart/alternative, with attachments
 // multipart/mixed; bodies are UTF-8 quoted-printable, attachments base64
 // streamed from Open, the subject and names RFC 2047, file names RFC 2231.
-// Bcc is never written. It validates m first (ErrInvalidArgument) and is
+// Bcc is never written, except in a Draft. It validates m first (ErrInvalidArgument) and is
 // deterministic (see Message).
 func (m *Message) WriteTo(w io.Writer) (int64, error) {
 	if err := m.prepare(); err != nil {
@@ -105,6 +105,9 @@ func (m *Message) topFields() fields {
 	f = f.addresses("Reply-To", m.ReplyTo)
 	f = f.addresses("To", m.To)
 	f = f.addresses("Cc", m.Cc)
+	if m.Draft {
+		f = f.addresses("Bcc", m.Bcc)
+	}
 	f = append(f, field{"Subject", encodeText(m.Subject)})
 	f = append(f, field{"Message-Id", "<" + m.ID() + ">"})
 	if m.InReplyTo != "" {

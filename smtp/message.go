@@ -53,6 +53,10 @@ type Message struct {
 	// Domain is the right side of a generated MessageID; default: the
 	// domain of From, else "localhost".
 	Domain string
+	// Draft composes a draft to store, not to send: Bcc is written in the
+	// header (the blind copies must survive until the draft is sent, when
+	// Raw removes them) and no recipient is required.
+	Draft bool
 
 	seed string // boundary seed, fixed by the first write
 }
@@ -73,7 +77,7 @@ func (m *Message) Validate() error {
 	} else {
 		add(m.From.check("from"))
 	}
-	if len(m.To)+len(m.Cc)+len(m.Bcc) == 0 {
+	if len(m.To)+len(m.Cc)+len(m.Bcc) == 0 && !m.Draft {
 		add(invalid("to", "at least one recipient (to, cc or bcc) is required"))
 	}
 	add(checkList("to", m.To))

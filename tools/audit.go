@@ -38,6 +38,7 @@ type auditResult struct {
 	Replayed  bool            `json:"replayed"`  // an idempotency_key's first result: nothing was sent
 	Permanent bool            `json:"permanent"` // delete_email: expunged, not moved to Trash
 	DryRun    bool            `json:"dry_run"`   // delete_email: nothing changed
+	DraftID   string          `json:"draft_id"`
 }
 
 // audit writes the audit line of one call. resultJSON is the result's JSON
@@ -54,6 +55,9 @@ func (s *Server) audit(ctx context.Context, sp *spec, args map[string]any, resul
 	}
 	if v, ok := args["uid"]; ok {
 		attrs = append(attrs, slog.Any("uid", clipAny(v)))
+	}
+	if v, ok := args["draft_id"]; ok {
+		attrs = append(attrs, slog.Any("draft_id", clipAny(v)))
 	}
 	if v, ok := args["uids"].([]any); ok {
 		attrs = append(attrs, slog.Int("uids", len(v)))
@@ -93,6 +97,9 @@ func appendResult(attrs []slog.Attr, r auditResult) []slog.Attr {
 	}
 	if r.InboxID != "" {
 		attrs = append(attrs, slog.String("inbox_id", truncate(r.InboxID, maxAuditString)))
+	}
+	if r.DraftID != "" {
+		attrs = append(attrs, slog.String("new_draft_id", truncate(r.DraftID, maxAuditString)))
 	}
 	if r.Replayed {
 		attrs = append(attrs, slog.Bool("replayed", true))

@@ -20,6 +20,7 @@ var fuzzTools = []string{
 	"get_latest", "send_test_code", "delete_inbox",
 	"delete_email", "create_folder", "rename_folder", "delete_folder",
 	"get_thread", "forward_email",
+	"save_draft", "update_draft", "send_draft", "delete_draft",
 }
 
 // FuzzToolCall sends arbitrary arguments to every tool through the MCP
@@ -50,6 +51,10 @@ func FuzzToolCall(f *testing.F) {
 		"delete_folder":               {`{"name":"email-mcp-inboxes","force":true}`, `{"name":"Sent"}`},
 		"get_thread":                  {`{"uid":1,"limit":2}`, `{"uid":"msg_1_1","folder":"Sent"}`, `{"uid":1,"limit":0}`},
 		"forward_email":               {`{"uid":1,"to":"a@example.test","mode":"attachment"}`, `{"uid":1,"to":["x"],"body":"fyi","mode":"inline"}`},
+		"save_draft":                  {`{"to":"a@example.test","subject":"s","bcc":"b@example.test"}`, `{"reply_to_uid":1,"folder":"INBOX"}`, `{"folder":"INBOX"}`},
+		"update_draft":                {`{"draft_id":1,"body":"b"}`, `{"draft_id":"msg_1_1","attachment_paths":["uploads/../x"]}`},
+		"send_draft":                  {`{"draft_id":1}`, `{"draft_id":"msg_0_0"}`},
+		"delete_draft":                {`{"draft_id":1}`, `{"draft_id":-1}`},
 	}
 	for i, name := range fuzzTools {
 		for _, s := range append(seeds[name], `{}`, `null`, `[]`, `{"uid":1e300}`) {

@@ -71,6 +71,15 @@ func TestStructuredContentMatchesOutputSchema(t *testing.T) {
 		{"reply_email", map[string]any{"uid": 1, "body": "again", "idempotency_key": "schema-2"}, false},
 		{"reply_email", map[string]any{"uid": 1, "body": "again", "idempotency_key": "schema-2"}, false}, // replayed
 		{"send_email_with_attachments", map[string]any{"to": "a@example.test", "subject": "s", "body": "b", "attachment_paths": []any{"uploads/../.env"}}, true},
+		// The sandbox's Drafts folder starts empty: the drafts get UIDs 1, 2, ...
+		{"save_draft", map[string]any{"to": "a@example.test", "subject": "draft"}, false},
+		{"update_draft", map[string]any{"draft_id": 1, "to": "a@example.test", "subject": "draft 2"}, false},
+		{"send_draft", map[string]any{"draft_id": 2}, false},
+		{"send_draft", map[string]any{"draft_id": 2}, true},
+		{"reply_email", map[string]any{"uid": 1, "body": "later", "draft": true}, false},
+		{"delete_draft", map[string]any{"draft_id": 3}, false},
+		{"delete_draft", map[string]any{"draft_id": 3}, true},
+		{"update_draft", map[string]any{"draft_id": 987654}, true},
 		{"create_inbox", map[string]any{"label": "schema"}, false},
 		{"list_inboxes", map[string]any{}, false},
 		{"list_messages", map[string]any{"inbox_id": "schema"}, false},

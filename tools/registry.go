@@ -352,6 +352,7 @@ func allSpecs(deps Deps, opts Options) []*spec {
 			forwardEmailSpec(deps.Mail, o),
 			sendAttachmentsSpec(o, deps.Files),
 		)
+		specs = append(specs, draftSpecs(deps.Mail, o, deps.Files)...)
 	}
 	if deps.Inbox != nil && deps.Inboxes.Address != "" {
 		if deps.Inboxes.Folder == "" {

@@ -21,6 +21,8 @@ type ReplyResult struct {
 	SubjectTruncated bool `json:"subject_truncated,omitempty" jsonschema:"the subject is longer than 1000 characters: it ends early here (the reply carries it whole)"`
 	ToTotal          *int `json:"to_total,omitempty" jsonschema:"set when to lists only the first 100 recipients: their number"`
 	CcTotal          *int `json:"cc_total,omitempty" jsonschema:"as to_total, for cc"`
+	// DraftID is set with draft=true: the reply was saved, not sent.
+	DraftID string `json:"draft_id,omitempty" jsonschema:"with draft true: the saved draft (nothing was sent; send_draft sends it)"`
 }
 
 type replyArgs struct {
@@ -30,6 +32,7 @@ type replyArgs struct {
 	BodyHTML string  `json:"body_html" max:"-"`
 	ReplyAll bool    `json:"reply_all"`
 	Quote    *bool   `json:"quote"`
+	Draft    bool    `json:"draft"`
 	// IdempotencyKey makes a repeat answer the first result (sendkeys.go).
 	IdempotencyKey string `json:"idempotency_key"`
 }
@@ -51,6 +54,7 @@ func replyEmailSpec(mail Mailbox, o *outbox) *spec {
 			mcp.WithString("body_html", mcp.Description("optional HTML reply")),
 			mcp.WithBoolean("reply_all", mcp.DefaultBool(false)),
 			mcp.WithBoolean("quote", mcp.DefaultBool(true), mcp.Description("quote the original below the reply")),
+			mcp.WithBoolean("draft", mcp.DefaultBool(false), mcp.Description("save the reply in Drafts instead of sending it (send_draft sends it)")),
 			idempotencyParam(),
 		},
 		output: mcp.WithOutputSchema[ReplyResult](),
@@ -85,6 +89,9 @@ func (o *outbox) reply(ctx context.Context, mail Mailbox, a replyArgs) (*ReplyRe
 	m, err := o.replyMessage(ctx, mail, folder, orig, hdr, a)
 	if err != nil {
 		return nil, err
+	}
+	if a.Draft {
+		return o.replyDraft(ctx, mail, m)
 	}
 	sent, err := o.send(ctx, m)
 	if err != nil {

@@ -1,0 +1,156 @@
+package tools
+
+import (
+	"context"
+
+	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/email-mcp/email-mcp/attachments"
+)
+
+// draftSpecs are save_draft, update_draft, send_draft and delete_draft; none
+// when mail cannot store drafts.
+func draftSpecs(mail Mailbox, o *outbox, files *attachments.Workspace) []*spec {
+	b := newDraftBox(mail, o, files)
+	if b == nil {
+		return nil
+	}
+	return []*spec{saveDraftSpec(b), updateDraftSpec(b), sendDraftSpec(b), deleteDraftSpec(b)}
+}
+
+// draftParams are the arguments of save_draft and update_draft.
+func draftParams() []mcp.ToolOption {
+	return []mcp.ToolOption{
+		mcp.WithArray("to", mcp.WithStringItems(), mcp.MaxItems(maxRecipients), mcp.Description(`recipients: "a@example.com" or "Name <a@example.com>"`)),
+		mcp.WithArray("cc", mcp.WithStringItems(), mcp.MaxItems(maxRecipients)),
+		mcp.WithArray("bcc", mcp.WithStringItems(), mcp.MaxItems(maxRecipients), mcp.Description("blind copies: kept in the draft, removed when it is sent")),
+		mcp.WithString("subject", mcp.MaxLength(998)),
+		mcp.WithString("body", mcp.Description("plain-text body")),
+		mcp.WithString("body_html", mcp.Description("optional HTML body")),
+		mcp.WithString("from_name", mcp.Description("display name of the sender (default DEFAULT_FROM_NAME)")),
+		mcp.WithArray("reply_to", mcp.WithStringItems(), mcp.MaxItems(maxReplyTo), mcp.Description("Reply-To addresses")),
+		mcp.WithArray("attachment_paths", mcp.WithStringItems(), mcp.MaxItems(maxAttachments),
+			mcp.Description("files in the attachments workspace, as send_email_with_attachments takes them")),
+		mcp.WithAny("reply_to_uid", uidSchema(), mcp.Description("draft a reply to this message (UID or id in folder): threaded, \"Re:\" subject, its sender as recipient unless to/cc/bcc are given")),
+		mcp.WithString("folder", mcp.Description(`folder of reply_to_uid (default "INBOX")`)),
+	}
+}
+
+const draftNote = " Drafts are kept in the Drafts folder with the \\Draft flag (any mail client shows them); list them with search_emails and that folder."
+
+func saveDraftSpec(b *draftBox) *spec {
+	return &spec{
+		name:  "save_draft",
+		title: "Save a draft",
+		description: "Save an email as a draft to send later with send_draft (or for the user to finish), instead of sending it now (send_email). " +
+			"Every argument is optional; the result's draft_id names the draft." + draftNote,
+		toolset:  ToolsetMail,
+		readOnly: false, destructive: false, idempotent: false, openWorld: true,
+		changesMail: true,
+		params:      draftParams(),
+		output:      mcp.WithOutputSchema[DraftResult](),
+		handle: func(ctx context.Context, req mcp.CallToolRequest) (any, error) {
+			var args draftArgs
+			if err := bindArgs(req, &args); err != nil {
+				return nil, err
+			}
+			m, listed, err := b.compose(ctx, args, nil)
+			if err != nil {
+				return nil, err
+			}
+			out, err := b.save(ctx, m)
+			if err != nil {
+				return nil, err
+			}
+			out.Attachments = listed
+			return out, nil
+		},
+	}
+}
+
+type updateDraftArgs struct {
+	draftArgs
+	DraftID *UID `json:"draft_id"`
+}
+
+func updateDraftSpec(b *draftBox) *spec {
+	params := append([]mcp.ToolOption{
+		mcp.WithAny("draft_id", mcp.Required(), uidSchema(), mcp.Description("the draft to replace: draft_id, or its uid in the Drafts folder")),
+	}, draftParams()...)
+	return &spec{
+		name:  "update_draft",
+		title: "Replace a draft",
+		description: "Replace a draft with a new one made from these arguments, as save_draft makes it: give every field you want to keep " +
+			"(its threading is kept). The old draft is removed; the result has the new draft_id.",
+		toolset:  ToolsetMail,
+		readOnly: false, destructive: true, idempotent: false, openWorld: true,
+		changesMail: true,
+		params:      params,
+		output:      mcp.WithOutputSchema[DraftResult](),
+		handle: func(ctx context.Context, req mcp.CallToolRequest) (any, error) {
+			var args updateDraftArgs
+			if err := bindArgs(req, &args); err != nil {
+				return nil, err
+			}
+			return b.update(ctx, args.DraftID, args.draftArgs)
+		},
+	}
+}
+
+type draftIDArgs struct {
+	DraftID *UID `json:"draft_id"`
+	// IdempotencyKey makes a repeat answer the first result (sendkeys.go).
+	IdempotencyKey string `json:"idempotency_key"`
+}
+
+func sendDraftSpec(b *draftBox) *spec {
+	return &spec{
+		name:  "send_draft",
+		title: "Send a draft",
+		description: "Send a saved draft exactly as stored (Bcc removed from the header, kept as recipients), keep it in Sent, and remove it from Drafts." +
+			sendLimitsNote,
+		toolset:  ToolsetMail,
+		readOnly: false, destructive: false, idempotent: false, openWorld: true,
+		changesMail: true,
+		params: []mcp.ToolOption{
+			mcp.WithAny("draft_id", mcp.Required(), uidSchema(), mcp.Description("draft_id, or a uid in the Drafts folder")),
+			idempotencyParam(),
+		},
+		output: mcp.WithOutputSchema[SendDraftResult](),
+		handle: func(ctx context.Context, req mcp.CallToolRequest) (any, error) {
+			var args draftIDArgs
+			if err := bindArgs(req, &args); err != nil {
+				return nil, err
+			}
+			return b.o.sends.once(ctx, "send_draft", args.IdempotencyKey, func(ctx context.Context) (any, error) {
+				return b.send(ctx, args.DraftID)
+			})
+		},
+	}
+}
+
+type deleteDraftArgs struct {
+	DraftID *UID `json:"draft_id"`
+}
+
+func deleteDraftSpec(b *draftBox) *spec {
+	return &spec{
+		name:        "delete_draft",
+		title:       "Delete a draft",
+		description: "Delete a draft for good (it is not moved to Trash). Only messages of the Drafts folder can be deleted this way.",
+		toolset:     ToolsetMail,
+		readOnly:    false, destructive: true, idempotent: true, openWorld: true,
+		changesMail: true,
+		params: []mcp.ToolOption{
+			mcp.WithAny("draft_id", mcp.Required(), uidSchema(), mcp.Description("draft_id, or a uid in the Drafts folder")),
+		},
+		output: mcp.WithOutputSchema[DeleteDraftResult](),
+		handle: func(ctx context.Context, req mcp.CallToolRequest) (any, error) {
+			var args deleteDraftArgs
+			if err := bindArgs(req, &args); err != nil {
+				return nil, err
+			}
+			return b.delete(ctx, args.DraftID)
+		},
+	}
+}
