@@ -49,6 +49,7 @@ var upstream = map[string][]string{
 	"github.com/emersion/go-smtp":          {"smtp", "devmail", "cmd/email-mcp-bench"},
 	"github.com/mark3labs/mcp-go":          {"tools", "cmd/email-mcp"},
 	"github.com/kelseyhightower/envconfig": {"config"},
+	"golang.org/x/oauth2":                  {"oauth"},
 }
 
 const archDoc = "docs/ARCHITECTURE.md"

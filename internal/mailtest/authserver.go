@@ -1,0 +1,208 @@
+package mailtest
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"net"
+	"net/http"
+	"sync"
+	"testing"
+	"time"
+)
+
+// AuthServer is a small OAuth 2.0 authorization server on 127.0.0.1:0 for
+// tests: the refresh_token grant and the device authorization grant (RFC
+// 8628) at TokenURL and DeviceURL, for one client. It issues random access
+// tokens that expire after TTL (Valid checks them, as a mail server's
+// token check would) and can revoke refresh tokens, fail requests with
+// 503, and rotate refresh tokens.
+type AuthServer struct {
+	TokenURL, DeviceURL string
+	ClientID, Secret    string
+
+	mu        sync.Mutex
+	TTL       time.Duration // lifetime of issued access tokens; default 1 h
+	Rotate    bool          // issue a new refresh token with every refresh
+	FailNext  int           // answer this many token requests with 503
+	refresh   map[string]bool
+	access    map[string]time.Time
+	devices   map[string]*device // by device code
+	refreshes int                // refresh_token grants answered with a token
+	requests  int                // token endpoint requests
+}
+
+type device struct {
+	user     string
+	approved bool
+}
+
+// NewAuthServer starts one; t.Cleanup stops it.
+func NewAuthServer(t *testing.T) *AuthServer {
+	t.Helper()
+	s := &AuthServer{ClientID: "email-mcp-test", Secret: "client-secret-" + randHex(8), TTL: time.Hour,
+		refresh: map[string]bool{}, access: map[string]time.Time{}, devices: map[string]*device{}}
+	mux := http.NewServeMux()
+	mux.HandleFunc("POST /token", s.token)
+	mux.HandleFunc("POST /device", s.device)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	go func() { _ = srv.Serve(ln) }()
+	t.Cleanup(func() { _ = srv.Close() })
+	base := "http://" + ln.Addr().String()
+	s.TokenURL, s.DeviceURL = base+"/token", base+"/device"
+	return s
+}
+
+// IssueRefresh makes a refresh token the server takes.
+func (s *AuthServer) IssueRefresh() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	rt := "rt-" + randHex(16)
+	s.refresh[rt] = true
+	return rt
+}
+
+// Revoke makes a refresh token dead (invalid_grant).
+func (s *AuthServer) Revoke(rt string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	delete(s.refresh, rt)
+}
+
+// ExpireAll makes every issued access token expired.
+func (s *AuthServer) ExpireAll() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for k := range s.access {
+		s.access[k] = time.Now().Add(-time.Second)
+	}
+}
+
+// Valid reports whether an access token was issued and has not expired.
+func (s *AuthServer) Valid(tok string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	exp, ok := s.access[tok]
+	return ok && time.Now().Before(exp)
+}
+
+// Approve approves the device sign-in of userCode.
+func (s *AuthServer) Approve(userCode string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, d := range s.devices {
+		if d.user == userCode {
+			d.approved = true
+		}
+	}
+}
+
+// Counts returns the refreshes answered with a token and all token
+// endpoint requests.
+func (s *AuthServer) Counts() (refreshes, requests int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.refreshes, s.requests
+}
+
+// Secrets lists every token and secret the server has issued or holds.
+func (s *AuthServer) Secrets() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := []string{s.Secret}
+	for k := range s.refresh {
+		out = append(out, k)
+	}
+	for k := range s.access {
+		out = append(out, k)
+	}
+	return out
+}
+
+func (s *AuthServer) token(w http.ResponseWriter, r *http.Request) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.requests++
+	if s.FailNext > 0 {
+		s.FailNext--
+		http.Error(w, "unavailable", http.StatusServiceUnavailable)
+		return
+	}
+	id, secret, ok := r.BasicAuth()
+	if !ok {
+		id, secret = r.PostFormValue("client_id"), r.PostFormValue("client_secret")
+	}
+	if id != s.ClientID || (secret != "" && secret != s.Secret) {
+		oauthError(w, http.StatusUnauthorized, "invalid_client")
+		return
+	}
+	switch r.PostFormValue("grant_type") {
+	case "refresh_token":
+		rt := r.PostFormValue("refresh_token")
+		if !s.refresh[rt] {
+			oauthError(w, http.StatusBadRequest, "invalid_grant")
+			return
+		}
+		if s.Rotate {
+			delete(s.refresh, rt)
+			rt = "rt-" + randHex(16)
+			s.refresh[rt] = true
+		}
+		s.refreshes++
+		s.issue(w, rt)
+	case "urn:ietf:params:oauth:grant-type:device_code":
+		d := s.devices[r.PostFormValue("device_code")]
+		switch {
+		case d == nil:
+			oauthError(w, http.StatusBadRequest, "expired_token")
+		case !d.approved:
+			oauthError(w, http.StatusBadRequest, "authorization_pending")
+		default:
+			delete(s.devices, r.PostFormValue("device_code"))
+			rt := "rt-" + randHex(16)
+			s.refresh[rt] = true
+			s.issue(w, rt)
+		}
+	default:
+		oauthError(w, http.StatusBadRequest, "unsupported_grant_type")
+	}
+}
+
+// issue answers a new access token (and rt); s.mu is held.
+func (s *AuthServer) issue(w http.ResponseWriter, rt string) {
+	at := "at-" + randHex(24)
+	s.access[at] = time.Now().Add(s.TTL)
+	w.Header().Set("Content-Type", "application/json")
+	_ = json.NewEncoder(w).Encode(map[string]any{"access_token": at, "token_type": "Bearer",
+		"expires_in": int(s.TTL / time.Second), "refresh_token": rt})
+}
+
+func (s *AuthServer) device(w http.ResponseWriter, r *http.Request) {
+	if r.PostFormValue("client_id") != s.ClientID {
+		oauthError(w, http.StatusUnauthorized, "invalid_client")
+		return
+	}
+	s.mu.Lock()
+	code, user := "dc-"+randHex(16), randHex(4)
+	s.devices[code] = &device{user: user}
+	s.mu.Unlock()
+	w.Header().Set("Content-Type", "application/json")
+	_ = json.NewEncoder(w).Encode(map[string]any{"device_code": code, "user_code": user,
+		"verification_uri": "http://127.0.0.1/device", "expires_in": 600, "interval": 1})
+}
+
+func oauthError(w http.ResponseWriter, status int, code string) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(map[string]string{"error": code})
+}
+
+func randHex(n int) string {
+	b := make([]byte, n)
+	_, _ = rand.Read(b)
+	return hex.EncodeToString(b)
+}
