@@ -18,8 +18,8 @@ import (
 // token check would) and can revoke refresh tokens, fail requests with
 // 503, and rotate refresh tokens.
 type AuthServer struct {
-	TokenURL, DeviceURL string
-	ClientID, Secret    string
+	Issuer, TokenURL, DeviceURL string
+	ClientID, Secret            string
 
 	mu        sync.Mutex
 	TTL       time.Duration // lifetime of issued access tokens; default 1 h
@@ -45,6 +45,11 @@ func NewAuthServer(t *testing.T) *AuthServer {
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /token", s.token)
 	mux.HandleFunc("POST /device", s.device)
+	mux.HandleFunc("GET /.well-known/openid-configuration", func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		_ = json.NewEncoder(w).Encode(map[string]string{"issuer": s.Issuer, "token_endpoint": s.TokenURL,
+			"device_authorization_endpoint": s.DeviceURL})
+	})
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -53,7 +58,7 @@ func NewAuthServer(t *testing.T) *AuthServer {
 	go func() { _ = srv.Serve(ln) }()
 	t.Cleanup(func() { _ = srv.Close() })
 	base := "http://" + ln.Addr().String()
-	s.TokenURL, s.DeviceURL = base+"/token", base+"/device"
+	s.Issuer, s.TokenURL, s.DeviceURL = base, base+"/token", base+"/device"
 	return s
 }
 
