@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"net"
 	"net/http"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -28,21 +29,41 @@ type AuthServer struct {
 	refresh   map[string]bool
 	access    map[string]time.Time
 	devices   map[string]*device // by device code
+	users     map[string]string  // refresh token -> account
+	owner     map[string]string  // access token -> account
 	refreshes int                // refresh_token grants answered with a token
 	requests  int                // token endpoint requests
+	// introspections counts /introspect requests.
+	introspections int
 }
 
 type device struct {
-	user     string
+	user     string // the user code
+	account  string // who approved
 	approved bool
 }
 
 // NewAuthServer starts one; t.Cleanup stops it.
 func NewAuthServer(t *testing.T) *AuthServer {
 	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, srv := ServeAuth(ln)
+	t.Cleanup(func() { _ = srv.Close() })
+	return s
+}
+
+// ServeAuth runs an AuthServer on ln until the returned server is closed
+// (for the authserverd command of the Dovecot OAuth tier). Besides the
+// endpoints it answers token introspection (RFC 7662) at /introspect, for
+// Dovecot's oauth2 passdb, with the user in "email" and "username".
+func ServeAuth(ln net.Listener) (*AuthServer, *http.Server) {
 	s := &AuthServer{ClientID: "email-mcp-test", Secret: "client-secret-" + randHex(8), TTL: time.Hour,
-		refresh: map[string]bool{}, access: map[string]time.Time{}, devices: map[string]*device{}}
+		refresh: map[string]bool{}, access: map[string]time.Time{}, devices: map[string]*device{}, users: map[string]string{}}
 	mux := http.NewServeMux()
+	mux.HandleFunc("POST /introspect", s.introspect)
 	mux.HandleFunc("POST /token", s.token)
 	mux.HandleFunc("POST /device", s.device)
 	mux.HandleFunc("GET /.well-known/openid-configuration", func(w http.ResponseWriter, _ *http.Request) {
@@ -50,16 +71,38 @@ func NewAuthServer(t *testing.T) *AuthServer {
 		_ = json.NewEncoder(w).Encode(map[string]string{"issuer": s.Issuer, "token_endpoint": s.TokenURL,
 			"device_authorization_endpoint": s.DeviceURL})
 	})
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
 	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 	go func() { _ = srv.Serve(ln) }()
-	t.Cleanup(func() { _ = srv.Close() })
 	base := "http://" + ln.Addr().String()
 	s.Issuer, s.TokenURL, s.DeviceURL = base, base+"/token", base+"/device"
-	return s
+	return s, srv
+}
+
+// User sets the account that tokens of refresh token rt are issued for
+// (what introspection reports); "" reports none.
+func (s *AuthServer) User(rt, user string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.users[rt] = user
+}
+
+func (s *AuthServer) introspect(w http.ResponseWriter, r *http.Request) {
+	tok := r.PostFormValue("token")
+	if tok == "" {
+		tok = strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer ")
+	}
+	s.mu.Lock()
+	exp, ok := s.access[tok]
+	user := s.owner[tok]
+	s.introspections++
+	s.mu.Unlock()
+	w.Header().Set("Content-Type", "application/json")
+	if !ok || time.Now().After(exp) {
+		_ = json.NewEncoder(w).Encode(map[string]any{"active": false})
+		return
+	}
+	_ = json.NewEncoder(w).Encode(map[string]any{"active": true, "email": user, "username": user,
+		"exp": exp.Unix(), "scope": "mail"})
 }
 
 // IssueRefresh makes a refresh token the server takes.
@@ -96,12 +139,15 @@ func (s *AuthServer) Valid(tok string) bool {
 }
 
 // Approve approves the device sign-in of userCode.
-func (s *AuthServer) Approve(userCode string) {
+func (s *AuthServer) Approve(userCode string) { s.ApproveAs(userCode, "") }
+
+// ApproveAs approves the device sign-in of userCode as account.
+func (s *AuthServer) ApproveAs(userCode, account string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for _, d := range s.devices {
 		if d.user == userCode {
-			d.approved = true
+			d.approved, d.account = true, account
 		}
 	}
 }
@@ -154,8 +200,10 @@ func (s *AuthServer) token(w http.ResponseWriter, r *http.Request) {
 		}
 		if s.Rotate {
 			delete(s.refresh, rt)
+			user := s.users[rt]
 			rt = "rt-" + randHex(16)
 			s.refresh[rt] = true
+			s.users[rt] = user
 		}
 		s.refreshes++
 		s.issue(w, rt)
@@ -170,6 +218,7 @@ func (s *AuthServer) token(w http.ResponseWriter, r *http.Request) {
 			delete(s.devices, r.PostFormValue("device_code"))
 			rt := "rt-" + randHex(16)
 			s.refresh[rt] = true
+			s.users[rt] = d.account
 			s.issue(w, rt)
 		}
 	default:
@@ -181,6 +230,10 @@ func (s *AuthServer) token(w http.ResponseWriter, r *http.Request) {
 func (s *AuthServer) issue(w http.ResponseWriter, rt string) {
 	at := "at-" + randHex(24)
 	s.access[at] = time.Now().Add(s.TTL)
+	if s.owner == nil {
+		s.owner = map[string]string{}
+	}
+	s.owner[at] = s.users[rt]
 	w.Header().Set("Content-Type", "application/json")
 	_ = json.NewEncoder(w).Encode(map[string]any{"access_token": at, "token_type": "Bearer",
 		"expires_in": int(s.TTL / time.Second), "refresh_token": rt})
