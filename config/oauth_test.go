@@ -3,6 +3,7 @@ package config_test
 import (
 	"errors"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/email-mcp/email-mcp/config"
@@ -96,4 +97,14 @@ func joined(err error) []error {
 		return []error{err}
 	}
 	return nil
+}
+
+// TestOAuthWarnsIgnoredPassword: a password beside EMAIL_AUTH=oauth2 is
+// named as ignored.
+func TestOAuthWarnsIgnoredPassword(t *testing.T) {
+	c := mustLoad(t, map[string]string{"IMAP_HOST": "imap.example.com", "IMAP_USER": "a@example.com", "IMAP_PASSWORD": "p",
+		"SMTP_HOST": "smtp.example.com", "EMAIL_AUTH": "oauth2", "OAUTH_TOKEN_COMMAND": "get-token", "MCP_API_KEY": "k-0123456789abcdef"})
+	if !slices.ContainsFunc(c.Warnings(), func(w string) bool { return strings.Contains(w, "IMAP_PASSWORD and SMTP_PASSWORD are ignored") }) {
+		t.Errorf("Warnings() = %q, want one about the ignored password", c.Warnings())
+	}
 }
