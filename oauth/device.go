@@ -63,6 +63,8 @@ func DeviceLogin(ctx context.Context, o DeviceOptions, show func(DevicePrompt)) 
 var deviceCodes = map[string]string{
 	"access_denied": "the sign-in was refused in the browser",
 	"expired_token": "the code expired before the sign-in was approved; run `email-mcp login` again",
+	"invalid_scope": "the authorization server refuses these scopes (OAUTH_SCOPES) for the device grant " +
+		"(Google's device flow may not allow the mail scope: see README for the ways around it)",
 }
 
 // deviceError words a failure of the device grant.

@@ -72,7 +72,7 @@ func classify(op string, err error) error {
 				Hint: "run `email-mcp login` again, or set OAUTH_REFRESH_TOKEN to a new one"}
 		}
 		if status >= 500 || status == 429 {
-			return &TemporaryError{Op: op, Err: errors.New("the token endpoint answered " + httpStatus(status))}
+			return &TemporaryError{Op: op, Err: errors.New("the authorization server answered HTTP " + httpStatus(status))}
 		}
 		code := re.ErrorCode
 		if code == "" {
@@ -84,9 +84,9 @@ func classify(op string, err error) error {
 	var ue *url.Error
 	var ne net.Error
 	if errors.As(err, &ue) || errors.As(err, &ne) {
-		return &TemporaryError{Op: op, Err: errors.New("the token endpoint could not be reached")}
+		return &TemporaryError{Op: op, Err: errors.New("the authorization server could not be reached")}
 	}
-	return &TemporaryError{Op: op, Err: errors.New("the token endpoint's answer could not be used")}
+	return &TemporaryError{Op: op, Err: errors.New("the authorization server's answer could not be used")}
 }
 
 func httpStatus(code int) string {

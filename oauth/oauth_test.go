@@ -222,3 +222,24 @@ func TestDeviceLogin(t *testing.T) {
 		t.Errorf("Token() from the device grant's refresh token = %v", err)
 	}
 }
+
+// TestDeviceLoginRefusals: a scope the device endpoint refuses and an
+// unknown client are ConfigErrors that say what to change, before any
+// prompt.
+func TestDeviceLoginRefusals(t *testing.T) {
+	as := mailtest.NewAuthServer(t)
+	for _, tc := range []struct {
+		client, scope, want string
+	}{
+		{as.ClientID, "forbidden", "OAUTH_SCOPES"},
+		{"someone-else", "mail", "OAUTH_CLIENT_ID"},
+	} {
+		prompted := false
+		_, err := oauth.DeviceLogin(t.Context(), oauth.DeviceOptions{ClientID: tc.client, DeviceAuthURL: as.DeviceURL,
+			TokenURL: as.TokenURL, Scopes: []string{tc.scope}}, func(oauth.DevicePrompt) { prompted = true })
+		var ce *oauth.ConfigError
+		if !errors.As(err, &ce) || !strings.Contains(err.Error(), tc.want) || prompted {
+			t.Errorf("DeviceLogin(client %q, scope %q) = %v (prompted %v), want a ConfigError naming %s", tc.client, tc.scope, err, prompted, tc.want)
+		}
+	}
+}

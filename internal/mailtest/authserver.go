@@ -244,6 +244,10 @@ func (s *AuthServer) device(w http.ResponseWriter, r *http.Request) {
 		oauthError(w, http.StatusUnauthorized, "invalid_client")
 		return
 	}
+	if strings.Contains(r.PostFormValue("scope"), "forbidden") { // as Google answers the mail scope
+		oauthError(w, http.StatusBadRequest, "invalid_scope")
+		return
+	}
 	s.mu.Lock()
 	code, user := "dc-"+randHex(16), randHex(4)
 	s.devices[code] = &device{user: user}
