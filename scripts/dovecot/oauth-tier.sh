@@ -12,7 +12,10 @@
 #
 # Not Ory Hydra: `go get -tool github.com/ory/hydra/v2@v2.3.0` did not
 # build here (persistence/sql: p.conn.Store.SQLDB undefined, its pinned pop
-# fork is a replace directive that a dependent module does not get).
+# fork is a replace directive that a dependent module does not get). Not
+# zitadel/oidc v3.52.0's example OP either: its device client may use only
+# the device_code grant (no refresh tokens, and its fields are unexported),
+# so it cannot give the refresh token that `email-mcp login` stores.
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
