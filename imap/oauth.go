@@ -67,6 +67,7 @@ func (c *Client) retryable(cn *conn, err error) bool {
 // holds the token, the SASL messages or the server's error challenge.
 func (c *Client) authenticate(ctx context.Context, cn *conn, mech, tok string) error {
 	sc := saslbearer.New(mech, c.opts.Username, tok, c.opts.Host, c.opts.Port)
+	sc.ErrorAnswer = []byte{0x01} // imapclient sends "=" for an empty answer
 	err := cn.run(ctx, c.opts.CommandTimeout, func(ic *imapclient.Client) error {
 		if err := ic.Authenticate(sc); err != nil {
 			return err

@@ -149,3 +149,30 @@ func TestDovecotOAuthDeviceGrant(t *testing.T) {
 		t.Errorf("Noop() with the device grant's token = %v", err)
 	}
 }
+
+// TestDovecotOAuthRefusedToken: a token Dovecot refuses (from
+// OAUTH_TOKEN_COMMAND) fails check as AUTH_FAILED with a hint, and the
+// token appears in neither the output nor the log.
+func TestDovecotOAuthRefusedToken(t *testing.T) {
+	const bogus = "bogus-access-token-0123456789abcdef"
+	for _, mech := range []string{"xoauth2", "oauthbearer"} {
+		env := dovecotOAuthEnv(t, "", mech)
+		delete(env, "OAUTH_REFRESH_TOKEN")
+		env["OAUTH_TOKEN_COMMAND"] = "echo " + bogus
+		f := setenvAll(t, env)
+		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+		var out, logs syncBuffer
+		code := run(ctx, []string{"check", "--env-file", f}, nil, &out, &logs)
+		cancel()
+		t.Logf("%s check:\n%s", mech, out.String())
+		if code != exitFailure || !strings.Contains(out.String(), "FAILED AUTH_FAILED") || !strings.Contains(out.String(), "OAuth") {
+			t.Errorf("%s: check with a refused token: exit %d, want 1 with AUTH_FAILED and an OAuth hint", mech, code)
+		}
+		if strings.Contains(out.String(), "imap: BAD") {
+			t.Errorf("%s: Dovecot answered BAD: the answer to its error challenge is malformed", mech)
+		}
+		if strings.Contains(out.String()+logs.String(), bogus) || strings.Contains(out.String()+logs.String(), bogus[6:26]) {
+			t.Errorf("%s: the refused token is in the output or log", mech)
+		}
+	}
+}

@@ -52,6 +52,12 @@ func Choose(offered []string, want string) string {
 // Client is one SASL exchange with a bearer token. It implements
 // sasl.Client; use it once.
 type Client struct {
+	// ErrorAnswer, when not nil, is the answer to XOAUTH2's error challenge
+	// instead of the empty one: imapclient cannot send an empty line (it
+	// sends "=", which Dovecot refuses as bad base64), so imap answers
+	// %x01 as OAUTHBEARER does; any answer ends the exchange with a NO.
+	ErrorAnswer []byte
+
 	mech, user, token, host string
 	port                    int
 	initial                 []byte
@@ -85,6 +91,9 @@ func (c *Client) Next(challenge []byte) ([]byte, error) {
 	c.challenge = slices.Clone(challenge)
 	if c.mech == OAuthBearer {
 		return []byte{0x01}, nil
+	}
+	if c.ErrorAnswer != nil {
+		return c.ErrorAnswer, nil
 	}
 	return []byte{}, nil
 }

@@ -51,7 +51,7 @@ set +a
 status=0
 (cd "$repo" && go test -tags dovecotoauth -count=1 -v -run 'TestDovecotOAuth' ./cmd/email-mcp "$@") >"$dir/test.log" 2>&1 || status=$?
 cat "$dir/test.log"
-if grep -Eq 'at-[0-9a-f]{48}|rt-[0-9a-f]{32}|dc-[0-9a-f]{32}' "$dir/test.log" ||
+if grep -Eq 'at-[0-9a-f]{48}|rt-[0-9a-f]{32}|dc-[0-9a-f]{32}|bogus-access-token' "$dir/test.log" ||
   grep -qF "$DOVECOT_OAUTH_CLIENT_SECRET" "$dir/test.log"; then
   echo "oauth-tier: FAIL: a token, a device code or the client secret is in the test output" >&2
   status=1
