@@ -44,6 +44,7 @@ type Config struct {
 	OAuthClientSecret    Secret    `envconfig:"OAUTH_CLIENT_SECRET" desc:"OAuth 2.0 client secret (empty for public clients)"`
 	OAuthTokenURL        string    `envconfig:"OAUTH_TOKEN_URL" desc:"OAuth 2.0 token endpoint (from EMAIL_PROVIDER)"`
 	OAuthDeviceAuthURL   string    `envconfig:"OAUTH_DEVICE_AUTH_URL" desc:"OAuth 2.0 device authorization endpoint for email-mcp login (from EMAIL_PROVIDER)"`
+	OAuthAuthURL         string    `envconfig:"OAUTH_AUTH_URL" desc:"OAuth 2.0 authorization endpoint for email-mcp login --browser (from EMAIL_PROVIDER)"`
 	OAuthScopes          []string  `envconfig:"OAUTH_SCOPES" desc:"scopes to ask for, comma or space separated (from EMAIL_PROVIDER)"`
 	OAuthRefreshToken    Secret    `envconfig:"OAUTH_REFRESH_TOKEN" desc:"OAuth 2.0 refresh token (instead of the one email-mcp login stores)"`
 	OAuthTokenStore      string    `envconfig:"OAUTH_TOKEN_STORE" desc:"file where email-mcp login stores the refresh token, 0600 (default: EMAIL_DATA_DIR/oauth-token.json)"`

@@ -109,6 +109,7 @@ func (ld *loader) resolveAuth(c *Config) {
 func (ld *loader) validateOAuth(c *Config) {
 	ld.endpoint("OAUTH_TOKEN_URL", c.OAuthTokenURL)
 	ld.endpoint("OAUTH_DEVICE_AUTH_URL", c.OAuthDeviceAuthURL)
+	ld.endpoint("OAUTH_AUTH_URL", c.OAuthAuthURL)
 	if !c.OAuth() || c.Sandbox() {
 		return
 	}

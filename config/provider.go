@@ -58,7 +58,8 @@ func google() preset {
 		"IMAP_HOST": "imap.gmail.com", "IMAP_PORT": "993", "IMAP_SSL": "true",
 		"SMTP_HOST": "smtp.gmail.com", "SMTP_PORT": "465", "SMTP_SSL": "true",
 		"OAUTH_TOKEN_URL": googleToken, "OAUTH_DEVICE_AUTH_URL": googleDevice,
-		"OAUTH_SCOPES": "https://mail.google.com/",
+		"OAUTH_AUTH_URL": "https://accounts.google.com/o/oauth2/v2/auth",
+		"OAUTH_SCOPES":   "https://mail.google.com/",
 		// Gmail files every message sent through its SMTP in Sent itself:
 		// a copy of ours would be a second one.
 		"SAVE_SENT": "false",
@@ -71,6 +72,7 @@ func microsoft(tenant, smtpHost string) preset {
 		"SMTP_HOST": smtpHost, "SMTP_PORT": "587", "SMTP_SSL": "false", "SMTP_STARTTLS": "true",
 		"OAUTH_TOKEN_URL":       msBase + tenant + "/oauth2/v2.0/token",
 		"OAUTH_DEVICE_AUTH_URL": msBase + tenant + "/oauth2/v2.0/devicecode",
+		"OAUTH_AUTH_URL":        msBase + tenant + "/oauth2/v2.0/authorize",
 		"OAUTH_SCOPES":          msScopes,
 	}}
 }

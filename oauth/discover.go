@@ -9,9 +9,10 @@ import (
 	"strings"
 )
 
-// Endpoints are an issuer's token and device authorization endpoints.
+// Endpoints are an issuer's token, device authorization and
+// authorization endpoints ("" when the issuer has none).
 type Endpoints struct {
-	TokenURL, DeviceAuthURL string
+	TokenURL, DeviceAuthURL, AuthURL string
 }
 
 // Discover reads an issuer's endpoints from its metadata: OpenID Connect
@@ -49,12 +50,10 @@ func fetchMetadata(ctx context.Context, client *http.Client, url string) (Endpoi
 	var m struct {
 		Token  string `json:"token_endpoint"`
 		Device string `json:"device_authorization_endpoint"`
+		Auth   string `json:"authorization_endpoint"`
 	}
 	if err := json.NewDecoder(io.LimitReader(resp.Body, 1<<20)).Decode(&m); err != nil || m.Token == "" {
 		return Endpoints{}, errors.New("no token_endpoint")
 	}
-	if m.Device == "" {
-		return Endpoints{}, errors.New("no device_authorization_endpoint: the issuer has no device grant")
-	}
-	return Endpoints{TokenURL: m.Token, DeviceAuthURL: m.Device}, nil
+	return Endpoints{TokenURL: m.Token, DeviceAuthURL: m.Device, AuthURL: m.Auth}, nil
 }

@@ -3,6 +3,7 @@ package oauth_test
 import (
 	"context"
 	"errors"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -241,5 +242,31 @@ func TestDeviceLoginRefusals(t *testing.T) {
 		if !errors.As(err, &ce) || !strings.Contains(err.Error(), tc.want) || prompted {
 			t.Errorf("DeviceLogin(client %q, scope %q) = %v (prompted %v), want a ConfigError naming %s", tc.client, tc.scope, err, prompted, tc.want)
 		}
+	}
+}
+
+// TestBrowserLogin runs the authorization code grant with PKCE and a
+// loopback redirect end to end: the "browser" follows the printed URL to
+// the authorization server, which redirects back with a code; the server
+// checks the verifier against the challenge.
+func TestBrowserLogin(t *testing.T) {
+	as := mailtest.NewAuthServer(t)
+	st, err := oauth.BrowserLogin(t.Context(), oauth.BrowserOptions{ClientID: as.ClientID, ClientSecret: as.Secret,
+		AuthURL: as.Issuer + "/authorize", TokenURL: as.TokenURL, Scopes: []string{"mail"}}, func(u string) {
+		go func() {
+			resp, err := http.Get(u)
+			if err != nil {
+				t.Errorf("browser: %v", err)
+				return
+			}
+			resp.Body.Close()
+		}()
+	})
+	if err != nil {
+		t.Fatalf("BrowserLogin() = %v", err)
+	}
+	tok, err := newRefresh(as, st.RefreshToken).Token(t.Context())
+	if err != nil || !as.Valid(tok) {
+		t.Errorf("Token() from the browser grant's refresh token = %v", err)
 	}
 }

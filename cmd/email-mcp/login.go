@@ -17,13 +17,15 @@ const loginTimeout = 15 * time.Minute
 
 // loginFlags are the flags of `email-mcp login`.
 type loginFlags struct {
-	out    string // where to store; default cfg.TokenStorePath()
-	issuer string // an issuer URL whose metadata names the endpoints
+	out     string // where to store; default cfg.TokenStorePath()
+	issuer  string // an issuer URL whose metadata names the endpoints
+	browser bool   // the authorization code grant with a loopback redirect
 }
 
 // addLoginFlags registers login's flags on fs.
 func addLoginFlags(fs *flag.FlagSet, lf *loginFlags) {
 	fs.StringVar(&lf.out, "out", "", "file to store the refresh token in (default: OAUTH_TOKEN_STORE, or EMAIL_DATA_DIR/oauth-token.json)")
+	fs.BoolVar(&lf.browser, "browser", false, "sign in in a browser on this machine (authorization code + PKCE, loopback redirect) instead of the device grant")
 	fs.StringVar(&lf.issuer, "issuer", "", "OAuth issuer URL; its metadata gives the endpoints (default: OAUTH_DEVICE_AUTH_URL and OAUTH_TOKEN_URL)")
 }
 
@@ -45,7 +47,7 @@ func runLogin(ctx context.Context, cfg *config.Config, lf loginFlags, stdout, st
 	}
 	ctx, cancel := context.WithTimeout(ctx, loginTimeout)
 	defer cancel()
-	ep := oauth.Endpoints{TokenURL: cfg.OAuthTokenURL, DeviceAuthURL: cfg.OAuthDeviceAuthURL}
+	ep := oauth.Endpoints{TokenURL: cfg.OAuthTokenURL, DeviceAuthURL: cfg.OAuthDeviceAuthURL, AuthURL: cfg.OAuthAuthURL}
 	issuer := string(cfg.EmailProvider)
 	if lf.issuer != "" {
 		var err error
@@ -55,9 +57,7 @@ func runLogin(ctx context.Context, cfg *config.Config, lf loginFlags, stdout, st
 		}
 		issuer = lf.issuer
 	}
-	st, err := oauth.DeviceLogin(ctx, oauth.DeviceOptions{ClientID: cfg.OAuthClientID, ClientSecret: cfg.OAuthClientSecret.Reveal(),
-		DeviceAuthURL: ep.DeviceAuthURL, TokenURL: ep.TokenURL, Scopes: cfg.OAuthScopes, Issuer: issuer},
-		func(p oauth.DevicePrompt) { printPrompt(stdout, p) })
+	st, err := obtainToken(ctx, cfg, lf, ep, issuer, stdout)
 	if err != nil {
 		fmt.Fprintf(stderr, "email-mcp login: %v\n", err)
 		return exitFailure
@@ -71,6 +71,27 @@ func runLogin(ctx context.Context, cfg *config.Config, lf loginFlags, stdout, st
 	return exitOK
 }
 
+// obtainToken runs the device grant, or with --browser the authorization code
+// grant, and returns what to store.
+func obtainToken(ctx context.Context, cfg *config.Config, lf loginFlags, ep oauth.Endpoints, issuer string, stdout io.Writer) (oauth.Stored, error) {
+	if lf.browser {
+		if ep.AuthURL == "" {
+			return oauth.Stored{}, &oauth.ConfigError{Var: "OAUTH_AUTH_URL", Reason: "required with --browser (set EMAIL_PROVIDER, or pass --issuer URL)"}
+		}
+		return oauth.BrowserLogin(ctx, oauth.BrowserOptions{ClientID: cfg.OAuthClientID, ClientSecret: cfg.OAuthClientSecret.Reveal(),
+			AuthURL: ep.AuthURL, TokenURL: ep.TokenURL, Scopes: cfg.OAuthScopes, Issuer: issuer},
+			func(u string) {
+				fmt.Fprintf(stdout, "To sign in, open this URL in a browser on this machine:\n\n  %s\n\nWaiting for the sign-in...\n", u)
+			})
+	}
+	if ep.DeviceAuthURL == "" {
+		return oauth.Stored{}, &oauth.ConfigError{Var: "OAUTH_DEVICE_AUTH_URL", Reason: "required (set EMAIL_PROVIDER, pass --issuer URL, or use --browser)"}
+	}
+	return oauth.DeviceLogin(ctx, oauth.DeviceOptions{ClientID: cfg.OAuthClientID, ClientSecret: cfg.OAuthClientSecret.Reveal(),
+		DeviceAuthURL: ep.DeviceAuthURL, TokenURL: ep.TokenURL, Scopes: cfg.OAuthScopes, Issuer: issuer},
+		func(p oauth.DevicePrompt) { printPrompt(stdout, p) })
+}
+
 // loginProblems lists what login needs and lacks, one line each.
 func loginProblems(cfg *config.Config, lf loginFlags, path string) []string {
 	var bad []string
@@ -79,9 +100,6 @@ func loginProblems(cfg *config.Config, lf loginFlags, path string) []string {
 	}
 	if cfg.OAuthClientID == "" {
 		bad = append(bad, "OAUTH_CLIENT_ID: required: the client (application) id of your app registration (see README)")
-	}
-	if lf.issuer == "" && cfg.OAuthDeviceAuthURL == "" {
-		bad = append(bad, "OAUTH_DEVICE_AUTH_URL: required (set EMAIL_PROVIDER, or pass --issuer URL)")
 	}
 	if lf.issuer == "" && cfg.OAuthTokenURL == "" {
 		bad = append(bad, "OAUTH_TOKEN_URL: required (set EMAIL_PROVIDER, or pass --issuer URL)")

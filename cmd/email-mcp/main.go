@@ -57,7 +57,7 @@ const usage = `Usage: email-mcp [serve|stdio|check|login|version] [--env-file PA
   stdio     MCP over stdin/stdout for desktop clients (no API key; logs on stderr)
   check     connect to IMAP and SMTP with the configuration and print a diagnosis
   login     OAuth 2.0 sign-in (device grant): prints a URL and a code, stores the
-            refresh token (0600) [--out PATH] [--issuer URL]
+            refresh token (0600) [--out PATH] [--issuer URL] [--browser]
   version   print the version (also --version, -v)
 
   --env-file PATH   read variables from PATH (default: ./.env when present);

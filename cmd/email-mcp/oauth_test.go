@@ -5,6 +5,7 @@ import (
 	"io"
 	"log"
 	"net"
+	"net/http"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -217,12 +218,16 @@ func TestExpiredTokenNoFailedCall(t *testing.T) {
 
 // promptApprover approves the device code that login prints.
 type promptApprover struct {
-	as  *mailtest.AuthServer
-	mu  sync.Mutex
-	buf strings.Builder
+	as      *mailtest.AuthServer
+	mu      sync.Mutex
+	buf     strings.Builder
+	browsed bool
 }
 
-var codeRE = regexp.MustCompile(`enter the code (\S+)`)
+var (
+	codeRE = regexp.MustCompile(`enter the code (\S+)`)
+	urlRE  = regexp.MustCompile(`(http://127\.0\.0\.1:\d+/authorize\?\S+)`)
+)
 
 func (p *promptApprover) Write(b []byte) (int, error) {
 	p.mu.Lock()
@@ -230,6 +235,14 @@ func (p *promptApprover) Write(b []byte) (int, error) {
 	p.buf.Write(b)
 	if m := codeRE.FindStringSubmatch(p.buf.String()); m != nil {
 		p.as.Approve(m[1])
+	}
+	if m := urlRE.FindStringSubmatch(p.buf.String()); m != nil && !p.browsed {
+		p.browsed = true
+		go func() { // the browser: follow the URL, and its redirect back to login
+			if resp, err := http.Get(m[1]); err == nil {
+				resp.Body.Close()
+			}
+		}()
 	}
 	return len(b), nil
 }
@@ -240,20 +253,26 @@ func (p *promptApprover) String() string {
 	return p.buf.String()
 }
 
-// TestLoginDeviceGrant: `email-mcp login` runs the device grant end to end
-// (by endpoint variables and by --issuer), prints the URL and code, stores
-// the refresh token 0600 and never prints it; check then signs in with the
-// stored token.
+// TestLoginDeviceGrant: `email-mcp login` runs the device grant, and with
+// --browser the authorization code grant, end to end (by endpoint
+// variables and by --issuer), prints what to open, stores the refresh token
+// 0600 and never prints it; check then signs in with the stored token.
 func TestLoginDeviceGrant(t *testing.T) {
-	for _, byIssuer := range []bool{false, true} {
-		t.Run("issuer="+strconv.FormatBool(byIssuer), func(t *testing.T) {
+	for _, mode := range []string{"device", "device by issuer", "browser", "browser by issuer"} {
+		byIssuer := strings.HasSuffix(mode, "by issuer")
+		t.Run(mode, func(t *testing.T) {
 			a := newOAuthAccount(t)
 			dataDir := t.TempDir()
 			env := a.setenv(t, "OAUTH_REFRESH_TOKEN", "", "EMAIL_DATA_DIR", dataDir, "OAUTH_DEVICE_AUTH_URL", a.as.DeviceURL)
 			args := []string{"login", "--env-file", env}
+			if strings.HasPrefix(mode, "browser") {
+				t.Setenv("OAUTH_AUTH_URL", a.as.Issuer+"/authorize")
+				args = append(args, "--browser")
+			}
 			if byIssuer {
 				t.Setenv("OAUTH_DEVICE_AUTH_URL", "")
 				t.Setenv("OAUTH_TOKEN_URL", "")
+				t.Setenv("OAUTH_AUTH_URL", "")
 				args = append(args, "--issuer", a.as.Issuer)
 			}
 			ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)

@@ -2,10 +2,13 @@ package mailtest
 
 import (
 	"crypto/rand"
+	"crypto/sha256"
+	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
 	"net"
 	"net/http"
+	"net/url"
 	"strings"
 	"sync"
 	"testing"
@@ -22,17 +25,20 @@ type AuthServer struct {
 	Issuer, TokenURL, DeviceURL string
 	ClientID, Secret            string
 
-	mu        sync.Mutex
-	TTL       time.Duration // lifetime of issued access tokens; default 1 h
-	Rotate    bool          // issue a new refresh token with every refresh
-	FailNext  int           // answer this many token requests with 503
-	refresh   map[string]bool
-	access    map[string]time.Time
-	devices   map[string]*device // by device code
-	users     map[string]string  // refresh token -> account
-	owner     map[string]string  // access token -> account
-	refreshes int                // refresh_token grants answered with a token
-	requests  int                // token endpoint requests
+	mu       sync.Mutex
+	TTL      time.Duration // lifetime of issued access tokens; default 1 h
+	Rotate   bool          // issue a new refresh token with every refresh
+	FailNext int           // answer this many token requests with 503
+	// BrowserAccount is who signs in at /authorize.
+	BrowserAccount string
+	refresh        map[string]bool
+	access         map[string]time.Time
+	devices        map[string]*device // by device code
+	codes          map[string]authCode
+	users          map[string]string // refresh token -> account
+	owner          map[string]string // access token -> account
+	refreshes      int               // refresh_token grants answered with a token
+	requests       int               // token endpoint requests
 	// introspections counts /introspect requests.
 	introspections int
 }
@@ -61,15 +67,17 @@ func NewAuthServer(t *testing.T) *AuthServer {
 // Dovecot's oauth2 passdb, with the user in "email" and "username".
 func ServeAuth(ln net.Listener) (*AuthServer, *http.Server) {
 	s := &AuthServer{ClientID: "email-mcp-test", Secret: "client-secret-" + randHex(8), TTL: time.Hour,
-		refresh: map[string]bool{}, access: map[string]time.Time{}, devices: map[string]*device{}, users: map[string]string{}}
+		refresh: map[string]bool{}, access: map[string]time.Time{}, devices: map[string]*device{}, users: map[string]string{},
+		codes: map[string]authCode{}}
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /introspect", s.introspect)
 	mux.HandleFunc("POST /token", s.token)
 	mux.HandleFunc("POST /device", s.device)
+	mux.HandleFunc("GET /authorize", s.authorize)
 	mux.HandleFunc("GET /.well-known/openid-configuration", func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
 		_ = json.NewEncoder(w).Encode(map[string]string{"issuer": s.Issuer, "token_endpoint": s.TokenURL,
-			"device_authorization_endpoint": s.DeviceURL})
+			"device_authorization_endpoint": s.DeviceURL, "authorization_endpoint": s.Issuer + "/authorize"})
 	})
 	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 	go func() { _ = srv.Serve(ln) }()
@@ -207,6 +215,18 @@ func (s *AuthServer) token(w http.ResponseWriter, r *http.Request) {
 		}
 		s.refreshes++
 		s.issue(w, rt)
+	case "authorization_code":
+		c, ok := s.codes[r.PostFormValue("code")]
+		delete(s.codes, r.PostFormValue("code"))
+		sum := sha256.Sum256([]byte(r.PostFormValue("code_verifier")))
+		if !ok || c.redirect != r.PostFormValue("redirect_uri") || base64.RawURLEncoding.EncodeToString(sum[:]) != c.challenge {
+			oauthError(w, http.StatusBadRequest, "invalid_grant")
+			return
+		}
+		rt := "rt-" + randHex(16)
+		s.refresh[rt] = true
+		s.users[rt] = c.account
+		s.issue(w, rt)
 	case "urn:ietf:params:oauth:grant-type:device_code":
 		d := s.devices[r.PostFormValue("device_code")]
 		switch {
@@ -267,4 +287,25 @@ func randHex(n int) string {
 	b := make([]byte, n)
 	_, _ = rand.Read(b)
 	return hex.EncodeToString(b)
+}
+
+// authCode is an issued authorization code and what it was issued for.
+type authCode struct{ challenge, redirect, account string }
+
+// authorize is the authorization endpoint: it signs in the "browser" at
+// once (as BrowserAccount) and redirects back with a code, for the
+// loopback redirect (only 127.0.0.1) with an S256 PKCE challenge.
+func (s *AuthServer) authorize(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	redirect := q.Get("redirect_uri")
+	if q.Get("client_id") != s.ClientID || !strings.HasPrefix(redirect, "http://127.0.0.1:") ||
+		q.Get("code_challenge_method") != "S256" || q.Get("response_type") != "code" {
+		http.Error(w, "bad authorization request", http.StatusBadRequest)
+		return
+	}
+	code := "ac-" + randHex(16)
+	s.mu.Lock()
+	s.codes[code] = authCode{challenge: q.Get("code_challenge"), redirect: redirect, account: s.BrowserAccount}
+	s.mu.Unlock()
+	http.Redirect(w, r, redirect+"?code="+code+"&state="+url.QueryEscape(q.Get("state")), http.StatusFound)
 }
