@@ -13,6 +13,8 @@ require (
 	golang.org/x/time v0.16.0
 )
 
+require golang.org/x/oauth2 v0.35.0
+
 require (
 	github.com/google/jsonschema-go v0.4.2 // indirect
 	github.com/google/uuid v1.6.0 // indirect

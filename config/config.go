@@ -38,6 +38,20 @@ type Config struct {
 
 	TLSCAFile string `envconfig:"TLS_CA_FILE" desc:"PEM file of extra CA certificates to trust"`
 
+	EmailProvider        Provider  `envconfig:"EMAIL_PROVIDER" default:"custom" desc:"preset of hosts, ports, TLS, OAuth endpoints and quirks: gmail, google-workspace, outlook, office365, icloud, fastmail, yahoo, zoho, custom (none); every value stays overridable"`
+	EmailAuth            AuthMode  `envconfig:"EMAIL_AUTH" desc:"how to sign in: password or oauth2 (default: oauth2 when an OAUTH_ token source is set, or for outlook/office365 without IMAP_PASSWORD; else password)"`
+	OAuthClientID        string    `envconfig:"OAUTH_CLIENT_ID" desc:"OAuth 2.0 client (application) id of your app registration"`
+	OAuthClientSecret    Secret    `envconfig:"OAUTH_CLIENT_SECRET" desc:"OAuth 2.0 client secret (empty for public clients)"`
+	OAuthTokenURL        string    `envconfig:"OAUTH_TOKEN_URL" desc:"OAuth 2.0 token endpoint (from EMAIL_PROVIDER)"`
+	OAuthDeviceAuthURL   string    `envconfig:"OAUTH_DEVICE_AUTH_URL" desc:"OAuth 2.0 device authorization endpoint for email-mcp login (from EMAIL_PROVIDER)"`
+	OAuthAuthURL         string    `envconfig:"OAUTH_AUTH_URL" desc:"OAuth 2.0 authorization endpoint for email-mcp login --browser (from EMAIL_PROVIDER)"`
+	OAuthScopes          []string  `envconfig:"OAUTH_SCOPES" desc:"scopes to ask for, comma or space separated (from EMAIL_PROVIDER)"`
+	OAuthRefreshToken    Secret    `envconfig:"OAUTH_REFRESH_TOKEN" desc:"OAuth 2.0 refresh token (instead of the one email-mcp login stores)"`
+	OAuthTokenStore      string    `envconfig:"OAUTH_TOKEN_STORE" desc:"file where email-mcp login stores the refresh token, 0600 (default: EMAIL_DATA_DIR/oauth-token.json)"`
+	OAuthTokenCommand    string    `envconfig:"OAUTH_TOKEN_COMMAND" desc:"command (no shell; words split on blanks) that prints an access token, or JSON with access_token and expires_in"`
+	OAuthAccessTokenFile string    `envconfig:"OAUTH_ACCESS_TOKEN_FILE" desc:"file holding an access token (or that JSON) that something else keeps fresh; read at each login"`
+	OAuthMechanism       Mechanism `envconfig:"OAUTH_MECHANISM" default:"auto" desc:"SASL mechanism for the token: auto (OAUTHBEARER when offered, else XOAUTH2), xoauth2, oauthbearer"`
+
 	MCPAPIKey          Secret   `envconfig:"MCP_API_KEY" desc:"API key for the HTTP endpoints (empty: a random key is printed)"`
 	MCPHost            string   `envconfig:"MCP_HOST" default:"127.0.0.1" desc:"HTTP listen address"`
 	MCPPort            int      `envconfig:"MCP_PORT" default:"8420" range:"1,65535" desc:"HTTP listen port"`
@@ -223,6 +237,7 @@ const (
 	SourceEnv                   // the process environment
 	SourceFile                  // the .env file
 	SourceDerived               // computed from other variables
+	SourcePreset                // from EMAIL_PROVIDER's preset
 )
 
 // String names the source for Fprint.
@@ -234,6 +249,8 @@ func (s Source) String() string {
 		return ".env file"
 	case SourceDerived:
 		return "derived"
+	case SourcePreset:
+		return "EMAIL_PROVIDER preset"
 	}
 	return "default"
 }

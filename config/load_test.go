@@ -38,6 +38,9 @@ func TestDefaults(t *testing.T) {
 			"MAX_ATTACHMENT_SIZE_MB": "50", "EMAIL_BASE_DIR": "", "SAVE_SENT": "auto",
 			"SENT_FOLDER": "", "WAIT_MAX_SECONDS": "120", "LOG_LEVEL": "info", "LOG_FORMAT": "text",
 			"DEV_SMTP_ADDR": "127.0.0.1:2525", "DEV_IMAP_ADDR": "127.0.0.1:1143", "EMAIL_DATA_DIR": "",
+			"EMAIL_PROVIDER": "custom", "EMAIL_AUTH": "password", "OAUTH_CLIENT_ID": "", "OAUTH_CLIENT_SECRET": "",
+			"OAUTH_TOKEN_URL": "", "OAUTH_DEVICE_AUTH_URL": "", "OAUTH_AUTH_URL": "", "OAUTH_SCOPES": "", "OAUTH_REFRESH_TOKEN": "",
+			"OAUTH_TOKEN_STORE": "", "OAUTH_TOKEN_COMMAND": "", "OAUTH_ACCESS_TOKEN_FILE": "", "OAUTH_MECHANISM": "auto",
 		}},
 		{"real account derives SMTP login and INBOX_ADDRESS", realAccount, map[string]string{
 			"IMAP_HOST": "imap.example.com", "IMAP_USER": "agent@example.com",

@@ -15,6 +15,8 @@ import (
 // is implicit TLS), SMTP_SSL from the port, the SMTP login
 // from the IMAP one, INBOX_ADDRESS from IMAP_USER, and absolute folders.
 func (ld *loader) resolve(c *Config) {
+	ld.applyPreset(c)
+	ld.resolveAuth(c)
 	if !ld.userSet("IMAP_PORT") && !c.IMAPSSL {
 		c.IMAPPort = 143
 		ld.sources["IMAP_PORT"] = SourceDerived
@@ -27,7 +29,7 @@ func (ld *loader) resolve(c *Config) {
 		c.SMTPUser = c.IMAPUser
 		ld.sources["SMTP_USER"] = SourceDerived
 	}
-	if !ld.userSet("SMTP_PASSWORD") && c.IMAPPassword.IsSet() {
+	if !ld.userSet("SMTP_PASSWORD") && c.IMAPPassword.IsSet() && !c.OAuth() {
 		c.SMTPPassword = c.IMAPPassword
 		ld.sources["SMTP_PASSWORD"] = SourceDerived
 	}
@@ -76,6 +78,7 @@ func (ld *loader) validate(c *Config) {
 		ld.fail("INBOX_ADDRESS", c.InboxAddress, "must be an email address such as agent@example.com")
 	}
 	ld.account(c)
+	ld.validateOAuth(c)
 	ld.plaintext(c)
 }
 
@@ -248,8 +251,8 @@ func (ld *loader) account(c *Config) {
 	if c.IMAPUser == "" {
 		ld.fail("IMAP_USER", "", "required when IMAP_HOST is set")
 	}
-	if !c.IMAPPassword.IsSet() {
-		ld.fail("IMAP_PASSWORD", "", "required when IMAP_HOST is set")
+	if !c.IMAPPassword.IsSet() && !c.OAuth() {
+		ld.fail("IMAP_PASSWORD", "", "required when IMAP_HOST is set (or sign in with OAuth: EMAIL_AUTH=oauth2)")
 	}
 	if c.SMTPHost == "" && !c.MCPReadOnly {
 		ld.fail("SMTP_HOST", "", "required when IMAP_HOST is set, unless MCP_READ_ONLY=true")

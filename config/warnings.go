@@ -24,6 +24,7 @@ func (c *Config) Warnings() []string {
 		w = append(w, "INBOX_ADDRESS is empty and IMAP_USER is not an email address: "+
 			"create_inbox cannot make addresses (set INBOX_ADDRESS, or MCP_TOOLSETS=mail)")
 	}
+	w = append(w, c.oauthWarnings()...)
 	for _, k := range c.fileKeys {
 		w = append(w, k+" in the .env file is not an email-mcp variable and is ignored")
 	}
@@ -97,6 +98,18 @@ func (c *Config) sandboxWarnings() []string {
 		if h, _, err := net.SplitHostPort(a.addr); err == nil && !netaddr.IsLoopback(h) {
 			w = append(w, a.name+" is not a loopback address: the sandbox is reachable from the network")
 		}
+	}
+	return w
+}
+
+// oauthWarnings flags password variables that OAuth sign-in ignores.
+func (c *Config) oauthWarnings() []string {
+	if c.Sandbox() || !c.OAuth() {
+		return nil
+	}
+	var w []string
+	if c.IMAPPassword.IsSet() || c.SMTPPassword.IsSet() {
+		w = append(w, "EMAIL_AUTH=oauth2: IMAP_PASSWORD and SMTP_PASSWORD are ignored (sign-in uses the OAuth token)")
 	}
 	return w
 }

@@ -18,6 +18,7 @@ type Diagnosis struct {
 	CapsBeforeLogin []string
 	CapsAfterLogin  []string
 	AuthMechanisms  []string // SASL mechanisms offered before login
+	Mechanism       string   // the OAuth SASL mechanism used (XOAUTH2, OAUTHBEARER); "" with a password
 	LoginOK         bool
 	Err             error    // the first failure, translated like every error of this package
 	Steps           []string // human-readable lines, in order

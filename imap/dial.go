@@ -238,6 +238,9 @@ func (c *Client) login(ctx context.Context, cn *conn, d *Diagnosis) error {
 		d.stepf("login: skipped, the server pre-authenticated the connection")
 		return nil
 	}
+	if c.opts.Token != nil {
+		return c.loginToken(ctx, cn, d)
+	}
 	if err := c.loginAllowed(cn); err != nil {
 		d.stepf("login: not attempted: %v", err)
 		return err
@@ -272,6 +275,18 @@ func (c *Client) login(ctx context.Context, cn *conn, d *Diagnosis) error {
 // loopback peer unless AllowPlainLogin (the peer's address decides, not
 // the host name: "localhost." may be answered by DNS).
 func (c *Client) loginAllowed(cn *conn) error {
+	if err := c.credentialsAllowed(cn); err != nil {
+		return err
+	}
+	if cn.caps.Has(goimap.CapLoginDisabled) {
+		return wrapKind("login", ErrTLS, errors.New("server disables LOGIN on this connection (LOGINDISABLED): it needs TLS"))
+	}
+	return nil
+}
+
+// credentialsAllowed is the TLS rule of loginAllowed, for a password and an
+// OAuth token alike.
+func (c *Client) credentialsAllowed(cn *conn) error {
 	if !cn.tls {
 		switch {
 		case c.opts.Security == SecurityTLS || c.opts.Security == SecurityStartTLS:
@@ -280,9 +295,6 @@ func (c *Client) loginAllowed(cn *conn) error {
 			return wrapKind("login", ErrTLS, errors.New("refusing to send credentials in clear text to a host that is not loopback "+
 				"(no STARTTLS on this connection; IMAP_ALLOW_PLAINTEXT=true allows it)"))
 		}
-	}
-	if cn.caps.Has(goimap.CapLoginDisabled) {
-		return wrapKind("login", ErrTLS, errors.New("server disables LOGIN on this connection (LOGINDISABLED): it needs TLS"))
 	}
 	return nil
 }

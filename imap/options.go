@@ -1,6 +1,7 @@
 package imap
 
 import (
+	"context"
 	"crypto/tls"
 	"log/slog"
 	"net"
@@ -46,6 +47,15 @@ func (s Security) String() string {
 	}
 }
 
+// TokenSource gives OAuth 2.0 access tokens; the oauth package's sources
+// implement it. Token is called for every login (a source caches);
+// Refused tells it that the server refused token, so that the next Token
+// fetches a fresh one.
+type TokenSource interface {
+	Token(ctx context.Context) (string, error)
+	Refused(token string)
+}
+
 // Defaults of the zero fields of Options.
 const (
 	DefaultPoolSize       = 3
@@ -67,7 +77,14 @@ type Options struct {
 	Port     int // 0: 993 with SecurityTLS, else 143
 	Username string
 	Password string
-	Security Security
+	// Token, when set, signs in with an OAuth 2.0 access token instead of
+	// the password: SASL OAUTHBEARER or XOAUTH2, whichever the server
+	// offers (OAuthMechanism picks one), under the same TLS rules.
+	Token TokenSource
+	// OAuthMechanism is "" (choose from the capabilities), "XOAUTH2" or
+	// "OAUTHBEARER".
+	OAuthMechanism string
+	Security       Security
 	// AllowPlainLogin lets LOGIN go without TLS to a peer that is not
 	// loopback (IMAP_ALLOW_PLAINTEXT): under SecurityPlain, and under
 	// SecurityStartTLSOptional when the server offered no STARTTLS (an

@@ -41,6 +41,9 @@ func (ss *session) authenticate() error {
 		}
 		return fmt.Errorf("auth: %w: the server offers no AUTH%s", ErrAuthFailed, hint)
 	}
+	if o.Token != nil {
+		return ss.tokenAuth(offered)
+	}
 	client, mech := pickMechanism(offered, o.Username, o.Password)
 	if client == nil {
 		return fmt.Errorf("auth: %w: the server offers %q; we speak PLAIN and LOGIN", ErrAuthFailed, sanitize(offered))
@@ -49,6 +52,7 @@ func (ss *session) authenticate() error {
 		return ss.authFailure("auth "+mech, err)
 	}
 	ss.trace.step("AUTH %s: ok", mech)
+	ss.mech = mech
 	return nil
 }
 

@@ -22,6 +22,7 @@ type Diagnosis struct {
 	MaxSize        int64 // SIZE limit in bytes; 0 when none is announced
 	AuthAttempted  bool  // credentials are configured
 	AuthOK         bool
+	Mechanism      string   // the AUTH mechanism that succeeded (PLAIN, LOGIN, XOAUTH2, OAUTHBEARER)
 	Err            error    // the first failure; nil when everything worked
 	Steps          []string // what happened, in order, for people
 }
@@ -61,6 +62,7 @@ func (s *Sender) Diagnose(ctx context.Context) Diagnosis {
 			return d
 		}
 		d.AuthOK = true
+		d.Mechanism = ss.mech
 	} else {
 		trace.step("no SMTP user configured: AUTH skipped")
 	}

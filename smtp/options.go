@@ -1,6 +1,7 @@
 package smtp
 
 import (
+	"context"
 	"crypto/tls"
 	"log/slog"
 	"net"
@@ -41,6 +42,14 @@ func (s Security) String() string {
 	return "Security(" + strconv.Itoa(int(s)) + ")"
 }
 
+// TokenSource gives OAuth 2.0 access tokens; the oauth package's sources
+// implement it. Refused tells it that the server refused token, so that
+// the next Token fetches a fresh one.
+type TokenSource interface {
+	Token(ctx context.Context) (string, error)
+	Refused(token string)
+}
+
 // Defaults for the zero values of Options.
 const (
 	DefaultDialTimeout       = 15 * time.Second
@@ -57,6 +66,13 @@ type Options struct {
 	// Username and Password enable AUTH (PLAIN, or LOGIN when the server
 	// offers only LOGIN). With an empty Username no AUTH is attempted.
 	Username, Password string
+	// Token, when set, authenticates with an OAuth 2.0 access token
+	// instead of the password: AUTH OAUTHBEARER or XOAUTH2, whichever the
+	// server offers (OAuthMechanism picks one), under the same TLS rules.
+	Token TokenSource
+	// OAuthMechanism is "" (choose from the EHLO answer), "XOAUTH2" or
+	// "OAUTHBEARER".
+	OAuthMechanism string
 
 	Security Security
 	// TLSConfig verifies the server; nil means the system roots. Its

@@ -20,6 +20,7 @@ import (
 	"github.com/emersion/go-sasl"
 	gosmtp "github.com/emersion/go-smtp"
 
+	"github.com/email-mcp/email-mcp/internal/mailtest"
 	"github.com/email-mcp/email-mcp/smtp"
 )
 
@@ -62,6 +63,10 @@ type backend struct {
 	msgs        []received
 	mails       int // MAIL commands seen
 	auths       int // AUTH exchanges started
+	// bearer, when set, decides on XOAUTH2 and OAUTHBEARER tokens (offer
+	// them in mechs); tokens records each token tried.
+	bearer mailtest.BearerCheck
+	tokens []string
 }
 
 func (b *backend) NewSession(c *gosmtp.Conn) (gosmtp.Session, error) {
@@ -112,8 +117,23 @@ func (s *session) Auth(mech string) (sasl.Server, error) {
 		return sasl.NewPlainServer(func(_, user, pass string) error { return check(user, pass) }), nil
 	case sasl.Login:
 		return &loginServer{check: check}, nil
+	case "XOAUTH2", sasl.OAuthBearer:
+		if s.b.bearer != nil {
+			return mailtest.BearerServer(mech, s.bearerCheck, func(_, token string) error {
+				return &gosmtp.SMTPError{Code: 535, EnhancedCode: gosmtp.EnhancedCode{5, 7, 8}, Message: "token " + token + " refused"}
+			}), nil
+		}
 	}
 	return nil, gosmtp.ErrAuthUnknownMechanism
+}
+
+func (s *session) bearerCheck(user, token string) *sasl.OAuthBearerError {
+	s.b.mu.Lock()
+	s.b.tokens = append(s.b.tokens, token)
+	s.b.mu.Unlock()
+	e := s.b.bearer(user, token)
+	s.authed = e == nil
+	return e
 }
 
 func (s *session) Mail(from string, opts *gosmtp.MailOptions) error {

@@ -33,6 +33,7 @@ type session struct {
 	c     *gosmtp.Client
 	tls   *tls.ConnectionState // nil: plaintext
 	mode  string               // "implicit TLS", "STARTTLS" or "plaintext"
+	mech  string               // the AUTH mechanism that succeeded
 	trace tracer
 }
 

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -18,6 +19,11 @@ func runCheck(ctx context.Context, cfg *config.Config, stdout, stderr io.Writer)
 	log := newLogger(cfg, stderr)
 	a, err := newApp(ctx, cfg, log, sandboxOptions{fallbackPorts: true})
 	if err != nil {
+		var ve *config.VarError
+		if errors.As(err, &ve) {
+			fmt.Fprintf(stderr, "email-mcp: the configuration is not valid:\n  %s\n", ve)
+			return exitConfig
+		}
 		fmt.Fprintf(stdout, "FAILED: %v\n", err)
 		return exitFailure
 	}
@@ -29,19 +35,29 @@ func runCheck(ctx context.Context, cfg *config.Config, stdout, stderr io.Writer)
 	if cfg.Sandbox() {
 		mode = "embedded sandbox (no IMAP_HOST set)"
 	}
-	fmt.Fprintf(stdout, "email-mcp %s check: %s\n\n", buildVersion(), mode)
+	fmt.Fprintf(stdout, "email-mcp %s check: %s\n", buildVersion(), mode)
+	if !cfg.Sandbox() {
+		fmt.Fprintf(stdout, "provider preset: %s\nsign-in: %s\n", cfg.EmailProvider, signIn(cfg))
+	}
+	fmt.Fprintln(stdout)
 
 	failed := 0
 	id := a.mail.Diagnose(ctx)
 	fmt.Fprintf(stdout, "IMAP %s (%s)\n", id.Address, id.Security)
-	failed += printDiagnosis(stdout, id.Steps, id.Err)
+	if id.Mechanism != "" && id.LoginOK {
+		id.Steps = append(id.Steps, "signed in with SASL "+id.Mechanism)
+	}
+	failed += printDiagnosis(stdout, id.Steps, id.Err, cfg.OAuth())
 
 	parts := 1
 	if a.sender != nil {
 		parts++
 		sd := a.sender.Diagnose(ctx)
 		fmt.Fprintf(stdout, "SMTP %s (%s)\n", sd.Address, sd.Security)
-		failed += printDiagnosis(stdout, sd.Steps, sd.Err)
+		if sd.Mechanism != "" {
+			sd.Steps = append(sd.Steps, "signed in with SASL "+sd.Mechanism)
+		}
+		failed += printDiagnosis(stdout, sd.Steps, sd.Err, cfg.OAuth())
 	} else {
 		fmt.Fprintln(stdout, "SMTP not configured (MCP_READ_ONLY=true without SMTP_HOST): sending is off")
 		fmt.Fprintln(stdout)
@@ -57,7 +73,7 @@ func runCheck(ctx context.Context, cfg *config.Config, stdout, stderr io.Writer)
 
 // printDiagnosis prints the steps and, on failure, the stable code with a
 // hint; it returns 1 when err is set.
-func printDiagnosis(w io.Writer, steps []string, err error) int {
+func printDiagnosis(w io.Writer, steps []string, err error, oauth bool) int {
 	for _, s := range steps {
 		fmt.Fprintf(w, "  %s\n", s)
 	}
@@ -68,11 +84,36 @@ func printDiagnosis(w io.Writer, steps []string, err error) int {
 	}
 	te := tools.Classify(err)
 	fmt.Fprintf(w, "  FAILED %s: %v\n", te.Code, err)
-	if hint := hints[te.Code]; hint != "" {
+	hint := hints[te.Code]
+	if oauth && te.Code == tools.CodeAuthFailed {
+		hint = oauthHint
+	}
+	if hint != "" {
 		fmt.Fprintf(w, "  hint: %s\n", hint)
 	}
 	fmt.Fprintln(w)
 	return 1
+}
+
+// oauthHint is the AUTH_FAILED hint with EMAIL_AUTH=oauth2.
+const oauthHint = "the OAuth token was refused or could not be had (the reason is above): " +
+	"a dead refresh token needs `email-mcp login` again; check OAUTH_SCOPES, and that IMAP_USER/SMTP_USER is the account that signed in"
+
+// signIn says how check signs in, without secrets.
+func signIn(cfg *config.Config) string {
+	if !cfg.OAuth() {
+		return "password"
+	}
+	src := "the token stored by `email-mcp login` in " + cfg.TokenStorePath()
+	switch {
+	case cfg.OAuthTokenCommand != "":
+		src = "OAUTH_TOKEN_COMMAND"
+	case cfg.OAuthAccessTokenFile != "":
+		src = "OAUTH_ACCESS_TOKEN_FILE " + cfg.OAuthAccessTokenFile
+	case cfg.OAuthRefreshToken.IsSet():
+		src = "OAUTH_REFRESH_TOKEN at " + cfg.OAuthTokenURL
+	}
+	return "OAuth 2.0 (mechanism " + string(cfg.OAuthMechanism) + "; token from " + src + ")"
 }
 
 var hints = map[tools.Code]string{

@@ -4,6 +4,7 @@
 //	email-mcp [serve]   HTTP server: Streamable HTTP at /mcp, legacy SSE at /sse
 //	email-mcp stdio     MCP over stdin/stdout, for desktop clients
 //	email-mcp check     connect with the configuration and print a diagnosis
+//	email-mcp login     OAuth 2.0 device sign-in; stores the refresh token
 //	email-mcp version   print the version (also --version, -v)
 //
 // With no IMAP_HOST configured it runs an embedded sandbox mail server
@@ -50,11 +51,13 @@ type usageError struct{ msg string }
 
 func (e *usageError) Error() string { return e.msg }
 
-const usage = `Usage: email-mcp [serve|stdio|check|version] [--env-file PATH]
+const usage = `Usage: email-mcp [serve|stdio|check|login|version] [--env-file PATH]
 
   serve     HTTP server (default): /mcp, /sse, /mcp/tools, /mcp/call, /health, /ready
   stdio     MCP over stdin/stdout for desktop clients (no API key; logs on stderr)
   check     connect to IMAP and SMTP with the configuration and print a diagnosis
+  login     OAuth 2.0 sign-in (device grant): prints a URL and a code, stores the
+            refresh token (0600) [--out PATH] [--issuer URL] [--browser]
   version   print the version (also --version, -v)
 
   --env-file PATH   read variables from PATH (default: ./.env when present);
@@ -65,7 +68,7 @@ With no IMAP_HOST set, email-mcp runs its embedded sandbox mail server.
 
 // run is main without the process: it returns the exit status.
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	cmd, envFile, explicit, err := parseArgs(args, stderr)
+	cmd, envFile, explicit, lf, err := parseArgsLogin(args, stderr)
 	if err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			fmt.Fprint(stdout, usage)
@@ -91,12 +94,20 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return runStdio(ctx, cfg, stdin, stdout, stderr)
 	case "check":
 		return runCheck(ctx, cfg, stdout, stderr)
+	case "login":
+		return runLogin(ctx, cfg, lf, stdout, stderr)
 	default:
 		return runServe(ctx, cfg, stdout, stderr)
 	}
 }
 
 func parseArgs(args []string, stderr io.Writer) (cmd, envFile string, explicit bool, err error) {
+	cmd, envFile, explicit, _, err = parseArgsLogin(args, stderr)
+	return cmd, envFile, explicit, err
+}
+
+// parseArgsLogin is parseArgs with the flags of `login`.
+func parseArgsLogin(args []string, stderr io.Writer) (cmd, envFile string, explicit bool, lf loginFlags, err error) {
 	cmd = "serve"
 	switch {
 	case len(args) > 0 && isVersionFlag(args[0]):
@@ -105,23 +116,26 @@ func parseArgs(args []string, stderr io.Writer) (cmd, envFile string, explicit b
 		cmd, args = args[0], args[1:]
 	}
 	switch cmd {
-	case "serve", "stdio", "check", "version":
+	case "serve", "stdio", "check", "version", "login":
 	case "help":
-		return "", "", false, flag.ErrHelp
+		return "", "", false, lf, flag.ErrHelp
 	default:
-		return "", "", false, &usageError{fmt.Sprintf("unknown command %q", cmd)}
+		return "", "", false, lf, &usageError{fmt.Sprintf("unknown command %q", cmd)}
 	}
 	fs := flag.NewFlagSet("email-mcp", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	fs.StringVar(&envFile, "env-file", "", "path of a .env file")
+	if cmd == "login" {
+		addLoginFlags(fs, &lf)
+	}
 	if err := fs.Parse(args); err != nil {
-		return "", "", false, err
+		return "", "", false, lf, err
 	}
 	if fs.NArg() > 0 {
-		return "", "", false, &usageError{fmt.Sprintf("unexpected argument %q", fs.Arg(0))}
+		return "", "", false, lf, &usageError{fmt.Sprintf("unexpected argument %q", fs.Arg(0))}
 	}
 	fs.Visit(func(f *flag.Flag) { explicit = explicit || f.Name == "env-file" })
-	return cmd, envFile, explicit, nil
+	return cmd, envFile, explicit, lf, nil
 }
 
 // isVersionFlag reports --version, -version and -v, which mean the version

@@ -262,6 +262,15 @@ func accountAdapters(cfg *config.Config) (imap.Options, smtp.Options, error) {
 		Security: smtpSecurity(cfg), TLSConfig: smtpTLS,
 		AllowPlainAuth: cfg.SMTPAllowPlaintext,
 	}
+	if cfg.OAuth() {
+		src, err := tokenSource(cfg)
+		if err != nil {
+			return imap.Options{}, smtp.Options{}, err
+		}
+		io.Password, so.Password = "", ""
+		io.Token, so.Token = src, src
+		io.OAuthMechanism, so.OAuthMechanism = cfg.OAuthMechanism.SASL(), cfg.OAuthMechanism.SASL()
+	}
 	return io, so, nil
 }
 

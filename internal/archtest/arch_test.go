@@ -25,8 +25,8 @@ var allowed = map[string][]string{
 	"cmd/email-mcp-bench": {"internal/netaddr"},
 	"scripts/scale":       nil,
 	"tools":               {"imap", "smtp", "attachments", "message", "extract"},
-	"imap":                {"message", "internal/clampconn", "internal/redact"},
-	"smtp":                {"internal/clampconn", "internal/redact", "internal/netaddr"},
+	"imap":                {"message", "internal/clampconn", "internal/redact", "internal/saslbearer"},
+	"smtp":                {"internal/clampconn", "internal/redact", "internal/netaddr", "internal/saslbearer"},
 	"attachments":         nil,
 	"devmail":             nil,
 	"config":              {"internal/netaddr"},
@@ -36,6 +36,8 @@ var allowed = map[string][]string{
 	"internal/clampconn":  nil,
 	"internal/redact":     nil,
 	"internal/netaddr":    nil,
+	"internal/saslbearer": nil,
+	"oauth":               nil,
 	"internal/mailtest":   nil,
 	"internal/faultproxy": nil,
 	"internal/archtest":   nil,
@@ -49,6 +51,7 @@ var upstream = map[string][]string{
 	"github.com/emersion/go-smtp":          {"smtp", "devmail", "cmd/email-mcp-bench", "scripts/scale"},
 	"github.com/mark3labs/mcp-go":          {"tools", "cmd/email-mcp"},
 	"github.com/kelseyhightower/envconfig": {"config"},
+	"golang.org/x/oauth2":                  {"oauth"},
 }
 
 const archDoc = "docs/ARCHITECTURE.md"

@@ -54,3 +54,13 @@ type redacted struct {
 
 func (r *redacted) Error() string { return r.text }
 func (r *redacted) Unwrap() error { return r.err }
+
+// Token lists the forms an OAuth 2.0 access token takes in a server's
+// text: as is, and in base64 (alone; the SASL messages that carry it are
+// the caller's to list, as it built them).
+func Token(token string) []string {
+	if token == "" {
+		return nil
+	}
+	return []string{token, base64.StdEncoding.EncodeToString([]byte(token))}
+}

@@ -38,3 +38,16 @@ func TestError(t *testing.T) {
 		t.Error("nil error or empty password not left alone")
 	}
 }
+
+// TestToken: an access token is removed as is and in base64.
+func TestToken(t *testing.T) {
+	const tok = "ya29.a0AfH6SMB-token"
+	text := "NO token " + tok + " or " + base64.StdEncoding.EncodeToString([]byte(tok)) + " refused"
+	got := redact.Text(text, redact.Token(tok)...)
+	if strings.Contains(got, tok) || strings.Contains(got, base64.StdEncoding.EncodeToString([]byte(tok))) {
+		t.Errorf("Text(%q, Token) = %q, want both forms removed", text, got)
+	}
+	if redact.Token("") != nil {
+		t.Errorf("Token(\"\") = %v, want nil", redact.Token(""))
+	}
+}

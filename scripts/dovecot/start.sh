@@ -122,9 +122,28 @@ write_users() {
   chmod 0700 "$dir/home"
 }
 
+# oauth_conf sets oauth_mechs and oauth_passdb: with
+# DOVECOT_OAUTH_INTROSPECT_URL set (scripts/dovecot/oauth-tier.sh), Dovecot
+# also takes XOAUTH2 and OAUTHBEARER and checks the token at that RFC 7662
+# endpoint (its oauth2 passdb, last: password logins never reach it).
+oauth_conf() {
+  oauth_mechs="" oauth_passdb=""
+  [ -n "${DOVECOT_OAUTH_INTROSPECT_URL:-}" ] || return 0
+  oauth_mechs=" xoauth2 oauthbearer"
+  printf '%s\n' "introspection_mode = post" "introspection_url = $DOVECOT_OAUTH_INTROSPECT_URL" \
+    "username_attribute = email" "active_attribute = active" "active_value = true" >"$dir/dovecot-oauth2.conf.ext"
+  chmod 0644 "$dir/dovecot-oauth2.conf.ext"
+  oauth_passdb="passdb {
+  driver = oauth2
+  mechanisms = xoauth2 oauthbearer
+  args = $dir/dovecot-oauth2.conf.ext
+}"
+}
+
 # write_conf writes dovecot.conf for the ports in imap_port, imaps_port and
 # lmtp_port.
 write_conf() {
+  oauth_conf
   cat >"$dir/dovecot.conf" <<EOF
 # Written by scripts/dovecot/start.sh for the email-mcp test tier. Loopback only.
 instance_name = emcp-$(basename "$dir")
@@ -142,7 +161,7 @@ ssl_min_protocol = TLSv1.2
 
 # Plain LOGIN on the plain port is for loopback tests; STARTTLS stays offered.
 disable_plaintext_auth = no
-auth_mechanisms = plain login
+auth_mechanisms = plain login$oauth_mechs
 # A failed login answers at once (the default waits 2 s).
 auth_failure_delay = 0
 passdb {
@@ -156,6 +175,7 @@ passdb {
   args = password=$test_password
   username_filter = *@$test_domain
 }
+$oauth_passdb
 userdb {
   driver = passwd-file
   args = username_format=%u $dir/passwd
