@@ -82,7 +82,31 @@ echo "$again" | grep -q '"total":12' || fail "read_email marked the message read
 call '{"method":"tools/call","params":{"name":"search_emails","arguments":{"folder":"No Such Folder"}}}' | grep -q 'FOLDER_NOT_FOUND' || fail "missing folder is not FOLDER_NOT_FOUND"
 # A wait pushed by Dovecot's IDLE: wait_for_otp on a +tag inbox, then the
 # app's mail is delivered through Dovecot's LMTP.
-inbox="${user%@*}+dovetest@${user#*@}"
+# The inbox is made first (an id that names no inbox is INBOX_NOT_FOUND),
+# and read-only mode has no create_inbox: a writable stdio process over the
+# same account makes it, as another replica would; the read-only serve then
+# finds its marker. (Its SMTP_HOST is a placeholder: create_inbox sends nothing.)
+made=$(python3 - "$bin" "${base_env[@]:2}" IMAP_PORT="$imaps_port" MCP_READ_ONLY=false SMTP_HOST=127.0.0.1 SMTP_PORT=9 SMTP_STARTTLS=false 2>>"$work/stdio.log" <<'PY'
+import json, os, subprocess, sys
+env = {"PATH": os.environ["PATH"]}
+env.update(kv.split("=", 1) for kv in sys.argv[2:])
+p = subprocess.Popen([sys.argv[1], "stdio"], env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+def send(m): p.stdin.write(json.dumps(m) + "\n"); p.stdin.flush()
+def answer(i):
+    for line in p.stdout:  # bounded by the process: it ends when stdin closes
+        m = json.loads(line)
+        if m.get("id") == i:
+            return m
+send({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "smoke", "version": "1"}}})
+answer(1)
+send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+send({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "create_inbox", "arguments": {"label": "dovetest"}}})
+print(answer(2)["result"]["structuredContent"]["address"])
+p.stdin.close(); p.wait(timeout=20)
+PY
+) || fail "create_inbox over stdio: $(tail -8 "$work/stdio.log")"
+inbox=$made
+case "$inbox" in "${user%@*}+dovetest"*"@${user#*@}") ;; *) fail "create_inbox address $inbox is not a +tag of $user" ;; esac
 short=$(call "{\"method\":\"tools/call\",\"params\":{\"name\":\"wait_for_email\",\"arguments\":{\"inbox_id\":\"$inbox\",\"timeout\":0.3}}}")
 since=$(python3 -c 'import json,sys; print(json.loads(sys.argv[1])["structuredContent"]["error"]["next_since"])' "$short") || fail "short wait: $short"
 call "{\"method\":\"tools/call\",\"params\":{\"name\":\"wait_for_otp\",\"arguments\":{\"inbox_id\":\"$inbox\",\"since\":\"$since\",\"timeout\":20}}}" >"$work/otp" &
