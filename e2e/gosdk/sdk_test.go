@@ -169,7 +169,8 @@ func mustCall(t *testing.T, ctx context.Context, cs *mcp.ClientSession, name str
 
 func sendMail(t *testing.T, addr, to, subject, body string) {
 	t.Helper()
-	msg := "From: app@example.test\r\nTo: " + to + "\r\nSubject: " + subject + "\r\n\r\n" + body + "\r\n"
+	msg := "From: app@example.test\r\nTo: " + to + "\r\nSubject: " + subject +
+		"\r\nMessage-ID: <" + fmt.Sprint(time.Now().UnixNano()) + "@app.example.test>\r\n\r\n" + body + "\r\n"
 	// As an app under test does, in plain text on loopback (smtp.SendMail
 	// would take the sandbox's STARTTLS and refuse its self-signed
 	// certificate).
