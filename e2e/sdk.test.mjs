@@ -103,7 +103,7 @@ const ARGS = {
   send_email: ['to', 'cc', 'bcc', 'subject', 'body', 'body_html', 'from_name', 'reply_to'],
   reply_email: ['uid', 'folder', 'body', 'body_html', 'reply_all', 'quote', 'draft'],
   get_thread: ['uid', 'folder', 'limit'],
-  forward_email: ['uid', 'folder', 'to', 'cc', 'bcc', 'body', 'mode'],
+  forward_email: ['uid', 'folder', 'to', 'cc', 'bcc', 'body', 'mode', 'draft'],
   download_attachment: ['uid', 'folder', 'attachment_index', 'filename_override'],
   send_email_with_attachments: ['to', 'cc', 'bcc', 'subject', 'body', 'body_html', 'from_name', 'reply_to', 'attachment_paths'],
   save_draft: ['to', 'cc', 'bcc', 'subject', 'body', 'body_html', 'from_name', 'reply_to', 'attachment_paths', 'reply_to_uid', 'folder'],

@@ -27,6 +27,8 @@ type ForwardResult struct {
 	SubjectTruncated bool `json:"subject_truncated,omitempty" jsonschema:"the subject is longer than 1000 characters: it ends early here (the forward carries it whole)"`
 	ToTotal          *int `json:"to_total,omitempty" jsonschema:"set when to lists only the first 100 recipients: their number"`
 	CcTotal          *int `json:"cc_total,omitempty" jsonschema:"as to_total, for cc"`
+	// DraftID is set with draft=true: the forward was saved, not sent.
+	DraftID string `json:"draft_id,omitempty" jsonschema:"with draft true: the saved draft (nothing was sent; send_draft sends it)"`
 }
 
 type forwardArgs struct {
@@ -37,6 +39,7 @@ type forwardArgs struct {
 	Bcc    StringList `json:"bcc"`
 	Body   string     `json:"body" max:"-"`
 	Mode   string     `json:"mode"`
+	Draft  bool       `json:"draft"`
 	// IdempotencyKey makes a repeat answer the first result (sendkeys.go).
 	IdempotencyKey string `json:"idempotency_key"`
 }
@@ -74,6 +77,7 @@ func forwardEmailSpec(mail Mailbox, o *outbox) *spec {
 			mcp.WithArray("bcc", mcp.WithStringItems(), mcp.MaxItems(maxRecipients), mcp.Description("blind copies: never written in the message")),
 			mcp.WithString("body", mcp.Description("optional plain-text note above the forwarded message")),
 			mcp.WithString("mode", mcp.Enum(forwardInline, forwardAttachment), mcp.DefaultString(forwardInline)),
+			mcp.WithBoolean("draft", mcp.DefaultBool(false), mcp.Description("save the forward in Drafts instead of sending it (send_draft sends it)")),
 			idempotencyParam(),
 		},
 		output: mcp.WithOutputSchema[ForwardResult](),
@@ -135,6 +139,9 @@ func (o *outbox) forward(ctx context.Context, mail Mailbox, a forwardArgs) (*For
 	}
 	if err != nil {
 		return nil, err
+	}
+	if a.Draft {
+		return o.forwardDraft(ctx, mail, m, mode)
 	}
 	sent, err := o.send(ctx, m)
 	if err != nil {
@@ -278,4 +285,24 @@ func cutBytes(s string, n int) string {
 		n--
 	}
 	return s[:n]
+}
+
+// forwardDraft saves the composed forward in Drafts instead of sending it
+// (draft=true), attachments streamed from the original as for a send. The
+// original gets $Forwarded only when a forward is sent.
+func (o *outbox) forwardDraft(ctx context.Context, mail Mailbox, m *smtp.Message, mode string) (*ForwardResult, error) {
+	b := newDraftBox(mail, o, nil)
+	if b == nil {
+		return nil, invalidArg("this server cannot keep drafts")
+	}
+	d, err := b.save(ctx, m)
+	if err != nil {
+		return nil, err
+	}
+	out := &ForwardResult{SendResult: SendResult{Success: true, MessageID: d.MessageID, Accepted: []string{}, Rejected: []string{}, SentCopy: copySkipped},
+		Mode: mode, Attachments: len(m.Attachments), DraftID: d.DraftID}
+	out.To, out.ToTotal = boundAddresses(m.To, message.MaxAddresses, false, smtpAddr)
+	out.Cc, out.CcTotal = boundAddresses(m.Cc, message.MaxAddresses, false, smtpAddr)
+	out.Subject, out.SubjectTruncated = boundSubject(m.Subject, false)
+	return out, nil
 }

@@ -420,3 +420,47 @@ func TestForwardInlineKeepsAttachedMessage(t *testing.T) {
 		t.Errorf("forward = %+v; the attached message is not carried as it is", r)
 	}
 }
+
+// TestForwardDraft: forward_email with draft=true saves the forward in
+// Drafts and sends nothing, in both modes, without $Forwarded; send_draft
+// then delivers it with the three attachments byte-identical.
+func TestForwardDraft(t *testing.T) {
+	acct, e, rl := threadEnv(t)
+	subject := "Quarterly draft " + strings.ToLower(rand.Text()[:6])
+	raw, want := forwardFixture(t, acct, subject)
+	uid := acct.Append(t, "INBOX", raw)
+	for i, mode := range []string{"inline", "attachment"} {
+		var r tools.ForwardResult
+		e.call(t, "forward_email", map[string]any{"uid": uid, "to": "boss@example.test", "body": "FYI", "mode": mode, "draft": true}, &r)
+		if !r.Success || r.DraftID == "" || len(r.Accepted) != 0 || r.Subject != "Fwd: "+subject {
+			t.Fatalf("%s: forward_email draft=true = %+v", mode, r)
+		}
+		rl.mu.Lock()
+		n := len(rl.got)
+		rl.mu.Unlock()
+		if n != i {
+			t.Fatalf("%s: a draft forward reached SMTP (%d messages, want %d)", mode, n, i)
+		}
+		if f := acct.Flags(t, "INBOX", uid); slices.Contains(f, "$Forwarded") {
+			t.Fatalf("%s: a draft forward set $Forwarded: %v", mode, f)
+		}
+		var sent tools.SendDraftResult
+		e.call(t, "send_draft", map[string]any{"draft_id": r.DraftID}, &sent)
+		if !sent.Success || !sent.DraftRemoved {
+			t.Fatalf("%s: send_draft = %+v", mode, sent)
+		}
+		rl.mu.Lock()
+		if len(rl.got) != i+1 {
+			rl.mu.Unlock()
+			t.Fatalf("%s: send_draft: relay got %d messages, want %d", mode, len(rl.got), i+1)
+		}
+		msg := rl.got[i]
+		rl.mu.Unlock()
+		got, _, _ := attachmentSums(t, msg, true)
+		for name, sum := range want {
+			if got[name] != sum {
+				t.Errorf("%s: the sent draft's %s = %s, want %s (all: %v)", mode, name, got[name], sum, got)
+			}
+		}
+	}
+}
