@@ -31,7 +31,7 @@ var allowed = map[string][]string{
 	"config":              {"internal/netaddr"},
 	"auth":                nil,
 	"message":             nil,
-	"extract":             nil,
+	"extract":             {"message"},
 	"internal/clampconn":  nil,
 	"internal/redact":     nil,
 	"internal/netaddr":    nil,
