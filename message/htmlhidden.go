@@ -17,8 +17,8 @@ func isHidden(n *html.Node, st string) bool {
 			return true
 		}
 	}
-	if st == "" {
-		return false
+	if st == "" || !strings.Contains(st, "none") && !strings.Contains(st, "hidden") && !strings.Contains(st, "opacity") {
+		return false // nothing that hides: skip reading the declarations
 	}
 	switch {
 	case styleValue(st, "display") == "none", styleValue(st, "visibility") == "hidden", isZero(styleValue(st, "opacity")):

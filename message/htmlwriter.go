@@ -41,19 +41,45 @@ func (w *textWriter) text(s string) {
 		w.preText(s)
 		return
 	}
-	for _, r := range s {
-		if unicode.IsSpace(r) {
+	for i := 0; i < len(s); {
+		r, size := rune(s[i]), 1
+		if r >= utf8.RuneSelf {
+			r, size = utf8.DecodeRuneInString(s[i:])
+		}
+		switch {
+		case unicode.IsSpace(r):
 			w.space = true
-			continue
+		case isPadding(r):
+		default:
+			if w.pendingNL > 0 || w.lineStart || w.space || w.cellSep || w.b.Len() == 0 || w.awaiting {
+				w.startContent()
+			}
+			if r >= utf8.RuneSelf {
+				w.writeRune(r)
+				break
+			}
+			// A run of ASCII that is no space is written at once.
+			j := i + 1
+			for j < len(s) && s[j] < utf8.RuneSelf && !asciiSpace[s[j]] {
+				j++
+			}
+			w.writeASCII(s[i:j])
+			size = j - i
 		}
-		if isPadding(r) {
-			continue
-		}
-		if w.pendingNL > 0 || w.lineStart || w.space || w.cellSep || w.b.Len() == 0 || w.awaiting {
-			w.startContent()
-		}
-		w.writeRune(r)
+		i += size
 	}
+}
+
+// asciiSpace are the ASCII characters unicode.IsSpace reports.
+var asciiSpace = [utf8.RuneSelf]bool{'\t': true, '\n': true, '\v': true, '\f': true, '\r': true, ' ': true}
+
+// writeASCII writes a run of ASCII without line breaks and remembers it.
+func (w *textWriter) writeASCII(s string) {
+	w.b.WriteString(s)
+	if w.inLink > 0 && !w.teeOff {
+		w.linkText = append(w.linkText, s...)
+	}
+	w.last = rune(s[len(s)-1])
 }
 
 // preText writes preformatted text: blanks kept, newlines hard.
