@@ -44,13 +44,5 @@ func cleanHref(s string) string { return message.LinkTarget(s) }
 // isBlank reports whitespace and the invisible characters that mail uses as
 // padding (zero-width spaces and joiners, soft hyphens, byte-order marks).
 func isBlank(r rune) bool {
-	return unicode.IsSpace(r) || isInvisible(r)
-}
-
-func isInvisible(r rune) bool {
-	switch r {
-	case '\u200b', '\u200c', '\u2060', '\ufeff', '\u00ad', '\u034f':
-		return true
-	}
-	return false
+	return unicode.IsSpace(r) || message.IsPadding(r)
 }

@@ -49,7 +49,7 @@ func (w *textWriter) text(s string) {
 		switch {
 		case unicode.IsSpace(r):
 			w.space = true
-		case isPadding(r):
+		case IsPadding(r):
 		default:
 			if w.pendingNL > 0 || w.lineStart || w.space || w.cellSep || w.b.Len() == 0 || w.awaiting {
 				w.startContent()
@@ -91,7 +91,7 @@ func (w *textWriter) preText(s string) {
 		if line != "" {
 			w.startContent()
 			for _, r := range line {
-				if !isPadding(r) {
+				if !IsPadding(r) {
 					w.writeRune(r)
 				}
 			}
@@ -312,10 +312,11 @@ func (m lineMap) at(p int) int {
 	return l.out + min(p-l.raw, l.n)
 }
 
-// isPadding reports the zero-width characters mail uses as padding
-// (spaces and non-joiners, word joiners, byte-order marks, soft hyphens,
-// the combining grapheme joiner): browsers show nothing for them.
-func isPadding(r rune) bool {
+// IsPadding reports the zero-width characters mail uses as padding (the
+// zero-width space and non-joiner, the word joiner, the byte-order mark,
+// the soft hyphen, the combining grapheme joiner): browsers show nothing
+// for them, and the HTML renderer drops them.
+func IsPadding(r rune) bool {
 	switch r {
 	case '\u200b', '\u200c', '\u2060', '\ufeff', '\u00ad', '\u034f':
 		return true
@@ -325,5 +326,5 @@ func isPadding(r rune) bool {
 
 // isBlankOrPadding reports whitespace and padding characters.
 func isBlankOrPadding(r rune) bool {
-	return unicode.IsSpace(r) || isPadding(r)
+	return unicode.IsSpace(r) || IsPadding(r)
 }
