@@ -30,8 +30,13 @@
 // folder registry: every LIST (plain, LIST RETURN (SPECIAL-USE), LIST
 // (SPECIAL-USE), LIST-STATUS, LSUB) is answered from it, with \Sent, \Drafts,
 // \Trash, \Junk, \Archive (or what CREATE … (USE (…)) gave) and
-// \HasChildren/\HasNoChildren. CREATE makes missing parent folders; RENAME
-// moves inferior folders along; DELETE and RENAME of INBOX are refused.
+// \HasChildren/\HasNoChildren, where Dovecot 2.3 sends them: both on a plain
+// LIST; on an extended one, children only with RETURN (CHILDREN) and
+// special-use only with RETURN (SPECIAL-USE) or the SPECIAL-USE selection.
+// internal/mailtest runs this server for the tests of other packages, so
+// that what passes there passes on Dovecot too. CREATE makes missing parent
+// folders; RENAME moves inferior folders along; DELETE and RENAME of INBOX
+// are refused.
 //
 // IDLE is re-implemented on Poll: imapmemserver's own IDLE can miss the
 // EXISTS of a delivery that lands just as IDLE starts (until the next change).

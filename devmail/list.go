@@ -9,8 +9,12 @@ import (
 
 // list is IMAP LIST (plain, LIST-EXTENDED, LIST-STATUS) and LSUB, built on
 // the folder registry because imapmemserver does not report special-use
-// attributes. Special-use attributes are sent on every LIST, as RFC 6154
-// allows; \HasChildren/\HasNoChildren too (CHILDREN).
+// attributes. The attributes are those Dovecot 2.3 sends (so that tests on
+// internal/mailtest, which runs this server, hold on Dovecot too): a plain
+// LIST has \HasChildren/\HasNoChildren and the special-use attributes; an
+// extended one has children only with RETURN (CHILDREN), special-use only
+// with RETURN (SPECIAL-USE) or the SPECIAL-USE selection, \Subscribed only
+// with RETURN (SUBSCRIBED) or the SUBSCRIBED selection.
 func (a *account) list(w *imapserver.ListWriter, ref string, patterns []string, options *imap.ListOptions) error {
 	if len(patterns) == 0 {
 		// LIST "" "": the hierarchy delimiter and root.
@@ -59,16 +63,22 @@ func (a *account) listEntries(ref string, patterns []string, options *imap.ListO
 }
 
 func (a *account) attrsLocked(name string, f *folder, names []string, options *imap.ListOptions) []imap.MailboxAttr {
+	plain := *options == imap.ListOptions{}
 	var attrs []imap.MailboxAttr
-	if hasChildren(name, names) {
+	switch {
+	case !plain && !options.ReturnChildren:
+	case hasChildren(name, names):
 		attrs = append(attrs, imap.MailboxAttrHasChildren)
-	} else {
+	default:
 		attrs = append(attrs, imap.MailboxAttrHasNoChildren)
 	}
 	if f.subscribed && (options.ReturnSubscribed || options.SelectSubscribed) {
 		attrs = append(attrs, imap.MailboxAttrSubscribed)
 	}
-	return append(attrs, f.specialUse...)
+	if plain || options.ReturnSpecialUse || options.SelectSpecialUse {
+		attrs = append(attrs, f.specialUse...)
+	}
+	return attrs
 }
 
 func matchAny(name, ref string, patterns []string) bool {

@@ -7,10 +7,20 @@
 // network. A link is never fetched, not even to follow a redirect, because
 // the first GET of a one-time link spends its token.
 //
+// # What is read
+//
+// The text/html body is read as read_email shows it: the rendering of
+// [message.RenderHTML] ([HTMLToText] is its text), with its links and their
+// anchor text, and its short and emphasized elements, at their offsets in
+// that text. So what a person cannot see (hidden preheaders, scripts,
+// tracking pixels) the extractors do not read either, and what a person
+// reads they read too. Only the quoted reply history is left out
+// ([message.RenderOptions.OmitQuoted]).
+//
 // # Codes
 //
 // [OTPs] scans the subject, the text/plain body and the readable text of the
-// text/html body ([HTMLToText]) for code-shaped runs: 4–8 digits, digits split
+// text/html body for code-shaped runs: 4–8 digits, digits split
 // by spaces or dashes ("739 204", "7 4 1 9 0 2"), uppercase alphanumeric
 // codes ("A7K-92Q", "XK49PTQ2"), letters in equal dashed groups ("QHTR-MWZK")
 // and mixed-case codes with digits ("K7EqTEcCtR"). Quoted reply history

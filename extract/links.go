@@ -6,6 +6,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/email-mcp/email-mcp/message"
 )
 
 // Link is an action link found in a message: a magic link, an e-mail
@@ -69,11 +71,11 @@ func collectLinks(m Message) []linkCand {
 			if len(out) == maxLinks {
 				return out
 			}
-			if isHTTP(a.href) {
+			if isHTTP(a.Href) {
 				out = append(out, linkCand{
-					raw: a.href, target: unwrap(a.href), own: a.text,
-					context: contextOf(r.text, a.start, a.outer, r.anchors),
-					image:   a.image, button: a.button,
+					raw: a.Href, target: unwrap(a.Href), own: a.Text,
+					context: contextOf(r.text, a.Start, a.Outer, r.anchors),
+					image:   a.Image, button: a.Button,
 				})
 			}
 		}
@@ -87,7 +89,7 @@ func collectLinks(m Message) []linkCand {
 // those on its line since the URL before it, and after it only when no
 // other URL follows on the line: in "sign in: URL1 or unsubscribe at URL2"
 // the words before a URL label it, so "unsubscribe" belongs to URL2 only.
-func textLinks(out []linkCand, text string, anchors []anchor) []linkCand {
+func textLinks(out []linkCand, text string, anchors []message.HTMLLink) []linkCand {
 	urls := findURLs(text)
 	quotes := quotedLines(text)
 	for i, u := range urls {
@@ -123,21 +125,21 @@ func inRanges(pos int, rs []runeRange) bool {
 	return i < len(rs) && rs[i].s <= pos
 }
 
-func inAnchor(pos int, anchors []anchor) bool {
+func inAnchor(pos int, anchors []message.HTMLLink) bool {
 	i := firstAnchorAfter(pos, anchors)
-	return i < len(anchors) && anchors[i].start <= pos
+	return i < len(anchors) && anchors[i].Start <= pos
 }
 
 // firstAnchorAfter returns the index of the first anchor that ends after
 // byte offset pos; anchors are in text order and do not overlap.
-func firstAnchorAfter(pos int, anchors []anchor) int {
-	i, _ := slices.BinarySearchFunc(anchors, pos+1, func(a anchor, p int) int { return cmp.Compare(a.outer, p) })
+func firstAnchorAfter(pos int, anchors []message.HTMLLink) int {
+	i, _ := slices.BinarySearchFunc(anchors, pos+1, func(a message.HTMLLink, p int) int { return cmp.Compare(a.Outer, p) })
 	return i
 }
 
 // contextOf returns the text on the line of [s, e) without any link text,
 // or the line before when the link stands alone on its line.
-func contextOf(text string, s, e int, anchors []anchor) string {
+func contextOf(text string, s, e int, anchors []message.HTMLLink) string {
 	ctx := label(stripRanges(text, lineStart(text, s), s, anchors) + " " +
 		stripRanges(text, e, lineEnd(text, e), anchors))
 	if hasLetter(ctx) {
@@ -180,7 +182,7 @@ const maxPrevLines = 4
 
 // prevLine returns the last line with letters before offset ls, looking
 // back a few lines at most.
-func prevLine(text string, ls int, anchors []anchor) string {
+func prevLine(text string, ls int, anchors []message.HTMLLink) string {
 	for i, end := 0, ls-1; end > 0 && i < maxPrevLines; i++ {
 		start := lineStart(text, end)
 		if line := label(stripRanges(text, start, end, anchors)); hasLetter(line) {
@@ -192,16 +194,16 @@ func prevLine(text string, ls int, anchors []anchor) string {
 }
 
 // stripRanges returns text[s:e] without the anchors' text and targets.
-func stripRanges(text string, s, e int, anchors []anchor) string {
+func stripRanges(text string, s, e int, anchors []message.HTMLLink) string {
 	var b strings.Builder
 	for _, a := range anchors[firstAnchorAfter(s, anchors):] {
-		if a.start >= e {
+		if a.Start >= e {
 			break
 		}
-		if a.start > s {
-			b.WriteString(text[s:a.start])
+		if a.Start > s {
+			b.WriteString(text[s:a.Start])
 		}
-		s = max(s, a.outer)
+		s = max(s, a.Outer)
 	}
 	if s < e {
 		b.WriteString(text[s:e])

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/email-mcp/email-mcp/message"
 )
 
 // textURL is an http(s) URL found in plain text.
@@ -121,7 +123,7 @@ func endsURL(r rune) bool {
 	case '<', '>', '"', '\'', '`', '{', '}', '|', '\\', '^', utf8.RuneError:
 		return true
 	}
-	if unicode.IsSpace(r) || unicode.IsControl(r) || isInvisible(r) {
+	if unicode.IsSpace(r) || unicode.IsControl(r) || message.IsPadding(r) {
 		return true
 	}
 	return r > unicode.MaxASCII && (unicode.IsPunct(r) || unicode.IsSymbol(r))

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/email-mcp/email-mcp/message"
 )
 
 // source names where a piece of text came from; the order breaks ties.
@@ -33,7 +35,7 @@ type textView struct {
 // runeRange is a half-open range of rune offsets.
 type runeRange struct{ s, e int }
 
-func newView(src string, from source, spans []span) *textView {
+func newView(src string, from source, spans []message.Span) *textView {
 	n := utf8.RuneCountInString(src)
 	v := &textView{src: src, from: from, runes: make([]rune, 0, n), off: make([]int, 0, n+1)}
 	for i, r := range src {
@@ -73,10 +75,10 @@ func (v *textView) runeAt(byteOff int) int {
 }
 
 // runeSpans converts spans to rune offsets, sorted by start.
-func (v *textView) runeSpans(spans []span) []span {
+func (v *textView) runeSpans(spans []message.Span) []span {
 	out := make([]span, len(spans))
 	for i, s := range spans {
-		out[i] = span{start: v.runeAt(s.start), end: v.runeAt(s.end), styled: s.styled}
+		out[i] = span{start: v.runeAt(s.Start), end: v.runeAt(s.End), styled: s.Emphasized}
 	}
 	slices.SortStableFunc(out, func(a, b span) int { return cmp.Compare(a.start, b.start) })
 	return out

@@ -36,7 +36,10 @@
 // blocks become lines, lists get "- " markers, links keep their target as
 // "text (url)", tables become rows with " | " between cells, and invisible
 // content (script, style, head, comments, display:none preheaders, tracking
-// pixels) is dropped. [CleanText] removes invisible and bidi control
+// pixels) is dropped. [RenderHTML] is the same renderer with where each link
+// and each short or emphasized element lies in the text: package extract
+// scores codes and links over it, so the extractors read what read_email
+// shows. [CleanText] removes invisible and bidi control
 // characters that could hide text from a human reviewer ([CleanLine] for one
 // line, [CleanURL] percent-encodes them in a link), and [Window] cuts a
 // long body into chunks by rune offsets for the max_chars/offset arguments.

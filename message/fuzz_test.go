@@ -92,6 +92,7 @@ func FuzzHTMLToText(f *testing.F) {
 		if strings.Contains(out, "\n\n\n\n") || strings.HasPrefix(out, "\n") || out != strings.TrimRight(out, " \t\n") {
 			t.Fatalf("HTMLToText() = %q: more than two blank lines or blank edges", out)
 		}
+		checkRendering(t, doc, out)
 		// The property only holds when the parser really made the marker
 		// script content, and when a+b alone do not already show it (an
 		// entity or pieces on both sides can spell it).
@@ -102,6 +103,26 @@ func FuzzHTMLToText(f *testing.F) {
 			t.Fatalf("HTMLToText(%q) = %q: script content survived", doc, out)
 		}
 	})
+}
+
+// checkRendering checks that RenderHTML shows what HTMLToText shows, and
+// that its offsets are in order and inside the text.
+func checkRendering(t *testing.T, doc, text string) {
+	t.Helper()
+	r := message.RenderHTML(doc, message.RenderOptions{})
+	if r.Text != text {
+		t.Fatalf("RenderHTML(%q).Text = %q, want HTMLToText's %q", doc, r.Text, text)
+	}
+	for _, l := range r.Links {
+		if l.Start < 0 || l.Start > l.End || l.End > l.Outer || l.Outer > len(r.Text) {
+			t.Fatalf("RenderHTML(%q) link %+v: offsets out of order or outside the text (%d bytes)", doc, l, len(r.Text))
+		}
+	}
+	for _, s := range r.Spans {
+		if s.Start < 0 || s.Start > s.End || s.End > len(r.Text) {
+			t.Fatalf("RenderHTML(%q) span %+v: offsets out of order or outside the text (%d bytes)", doc, s, len(r.Text))
+		}
+	}
 }
 
 // onlyInScripts reports whether every occurrence of marker in the parsed

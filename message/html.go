@@ -8,29 +8,87 @@ import (
 	"golang.org/x/net/html/atom"
 )
 
-// HTMLToText renders an HTML body as readable plain text. Block elements
-// become line breaks (paragraphs and headings a blank line), <br> a line
-// break, list items "- " (or "1. " in ordered lists), table rows lines with
-// " | " between cells that hold text, blockquotes "> " lines, and <pre>
-// keeps its blanks. Links keep their target as "text (url)" unless the text
-// already shows the URL; images with alt text become "[image: alt]".
+// HTMLToText renders an HTML body as readable plain text: the Text of
+// [RenderHTML] with no options. Block elements become line breaks
+// (paragraphs and headings a blank line), <br> a line break, list items
+// "- " (or "1. " in ordered lists), table rows lines with " | " between
+// cells that hold text, blockquotes "> " lines, and <pre> keeps its blanks.
+// Links keep their target as "text (url)" unless the text already shows
+// the URL; images with alt text become "[image: alt]".
 // Dropped: <head>, <script>, <style>, <template>, <noscript>, forms'
 // <select>/<textarea>, <svg>/<math>, comments, elements hidden with the
 // hidden attribute or inline CSS (display:none, visibility:hidden,
 // opacity:0, zero max-height with overflow:hidden — the usual preheader
-// tricks) and 1×1 tracking pixels. Entities are decoded, whitespace is
-// collapsed, and there are never more than two blank lines in a row.
+// tricks), 1×1 tracking pixels and the zero-width padding characters
+// (U+200B, U+200C, U+2060, U+FEFF, U+00AD, U+034F) that browsers do not
+// show. Entities are decoded, whitespace is collapsed, and there are never
+// more than two blank lines in a row.
 func HTMLToText(s string) string {
+	return render(s, RenderOptions{}, false).Text
+}
+
+// RenderOptions changes what [RenderHTML] shows.
+type RenderOptions struct {
+	// OmitQuoted drops the quoted reply history that mail clients put in
+	// <blockquote type="cite"> (Apple Mail, Thunderbird) or in the quote
+	// classes of Gmail, Yahoo and Proton: the extractors want the codes
+	// and links of the new message only.
+	OmitQuoted bool
+}
+
+// Rendering is an HTML body rendered as text for people and for the
+// extractors alike, with where its links and its short or emphasized
+// elements lie in that text. Offsets are byte offsets into Text.
+type Rendering struct {
+	Text  string
+	Links []HTMLLink // <a href> elements that are shown, in document order
+	Spans []Span     // short elements that are blocks of their own or emphasized
+}
+
+// HTMLLink is one <a href> element of a [Rendering].
+type HTMLLink struct {
+	Href   string // the target as a browser reads the attribute (see [LinkTarget])
+	Text   string // the visible text, blanks collapsed; an image's alt text when it has no other
+	Start  int    // where the link text starts in Text
+	End    int    // where the link text ends in Text
+	Outer  int    // where the link ends in Text, after the " (url)" shown after its text
+	Image  bool   // holds an image and no text of its own
+	Button bool   // styled as a button (a button class or role, padding or a background)
+}
+
+// Span is a short element of a [Rendering], at most [MaxSpanBytes] of
+// text, that is a block or table cell of its own or is emphasized: bold,
+// a heading, large, letter-spaced or monospace (how mail shows a code).
+type Span struct {
+	Start, End int
+	Emphasized bool
+}
+
+// MaxSpanBytes bounds the elements recorded as [Span]s.
+const MaxSpanBytes = 48
+
+// RenderHTML renders an HTML body as text (see [HTMLToText] for the rules)
+// and reports its links and short elements. Its cost is linear in the
+// size of s.
+func RenderHTML(s string, o RenderOptions) Rendering {
+	return render(s, o, true)
+}
+
+// render is RenderHTML, without the links and spans unless positions.
+func render(s string, o RenderOptions, positions bool) Rendering {
+	if s == "" {
+		return Rendering{}
+	}
 	s = strings.ToValidUTF8(s, "\uFFFD")
 	doc, err := html.Parse(strings.NewReader(s))
 	if err != nil {
 		// x/net/html refuses more than 512 open elements ("open stack of
 		// elements exceeds 512 nodes"): such a document still has text.
-		return flatText(s)
+		return Rendering{Text: flatText(s)}
 	}
-	r := renderer{}
+	r := renderer{omitQuoted: o.OmitQuoted, positions: positions}
 	r.walk(doc)
-	return r.w.String()
+	return r.result()
 }
 
 // flatText renders HTML that cannot be parsed into a tree token by token:
@@ -44,7 +102,7 @@ func flatText(s string) string {
 	for range maxFlatTokens {
 		switch z.Next() {
 		case html.ErrorToken:
-			return w.String()
+			return w.finished()
 		case html.TextToken:
 			if skip == 0 {
 				w.text(html.UnescapeString(string(z.Text())))
@@ -65,7 +123,7 @@ func flatText(s string) string {
 			}
 		}
 	}
-	return w.String()
+	return w.finished()
 }
 
 // maxFlatTokens bounds flatText: a message body is at most a few MB.
@@ -74,10 +132,15 @@ const maxFlatTokens = 1 << 22
 // renderer walks a parsed document without recursion, so that deeply
 // nested input cannot exhaust the stack.
 type renderer struct {
-	w     textWriter
-	lists []listState
-	links []linkState
-	rows  []int // cells seen in each open table row
+	w          textWriter
+	lists      []listState
+	links      []linkState
+	rows       []int       // cells seen in each open table row
+	spans      []spanState // open elements that may become spans
+	out        Rendering   // links and spans found, by offsets into w.b
+	omitQuoted bool
+	positions  bool   // record links and spans (RenderHTML, not HTMLToText)
+	fold       []byte // scratch space of sameTarget
 }
 
 // listState is an open <ul> or <ol> and the number of its next item.
@@ -88,8 +151,19 @@ type listState struct {
 
 // linkState is an open <a> whose target is written when it closes.
 type linkState struct {
-	href  string
-	start int // output length when the link opened
+	node      *html.Node
+	href      string // LinkTarget of the href attribute
+	start     int    // output length when the link opened
+	textStart int    // length of w.linkText when the link opened
+	labels    int    // w.labels when the link opened
+	first     int    // where its first content starts; -1: none yet, or not known yet
+}
+
+// spanState is an open element that becomes a Span if its text is short.
+type spanState struct {
+	node  *html.Node
+	start int
+	style string // the element's compactStyle
 }
 
 // walk visits the tree depth first by following the node links: open on
@@ -137,10 +211,17 @@ func (r *renderer) open(n *html.Node) bool {
 	default: // comments, doctype, raw nodes
 		return false
 	}
-	if n.Namespace != "" || skipped[n.DataAtom] || strings.EqualFold(n.Data, "script") || isHidden(n) {
+	if n.Namespace != "" || skipped[n.DataAtom] || strings.EqualFold(n.Data, "script") {
+		return false
+	}
+	st := compactStyle(attr(n, "style"))
+	if isHidden(n, st) || r.omitQuoted && quoted(n) {
 		return false
 	}
 	r.openElement(n)
+	if r.positions {
+		r.openSpan(n, st)
+	}
 	return true
 }
 
@@ -152,7 +233,7 @@ func (r *renderer) openElement(n *html.Node) {
 	case atom.Img:
 		r.image(n)
 	case atom.A:
-		r.links = append(r.links, linkState{href: cleanHref(attr(n, "href")), start: r.w.b.Len()})
+		r.openLink(n)
 	case atom.Ul, atom.Ol:
 		r.w.block(listGap(len(r.lists)))
 		r.lists = append(r.lists, listState{ordered: n.DataAtom == atom.Ol, n: olStart(n)})
@@ -180,6 +261,9 @@ func (r *renderer) openElement(n *html.Node) {
 func (r *renderer) close(n *html.Node) {
 	if n.Type != html.ElementNode {
 		return
+	}
+	if r.positions {
+		r.closeSpan(n)
 	}
 	switch n.DataAtom {
 	case atom.A:
@@ -261,57 +345,23 @@ func (r *renderer) cell() {
 // image writes "[image: alt]" for images that carry alt text and are not
 // tracking pixels.
 func (r *renderer) image(n *html.Node) {
-	alt := strings.Join(strings.Fields(attr(n, "alt")), " ")
-	if alt == "" || isPixel(n) {
+	alt := attr(n, "alt")
+	if strings.TrimSpace(alt) == "" || isPixel(n) {
 		return
 	}
-	r.w.inline("[image: " + alt + "]")
-}
-
-// closeLink appends " (url)" after the link text, unless the target is not
-// worth showing or the text already shows it; a link without text shows
-// its target alone.
-func (r *renderer) closeLink() {
-	l := r.links[len(r.links)-1]
-	r.links = r.links[:len(r.links)-1]
-	if l.href == "" {
-		return
+	// A link's own text gets the alt text, not the "[image: ]" label.
+	r.w.startContent()
+	if r.w.inLink > 0 {
+		r.w.linkText = append(r.w.linkText, ' ')
 	}
-	text := strings.TrimSpace(r.w.b.String()[l.start:])
-	switch {
-	case text == "":
-		r.w.inline(l.href)
-	case sameTarget(text, l.href):
-	default:
-		r.w.appendRaw(" (" + l.href + ")")
+	r.w.decorate("[image: ")
+	sep := ""
+	for f := range strings.FieldsSeq(alt) {
+		r.w.appendRaw(sep)
+		r.w.appendRaw(f)
+		sep = " "
 	}
-}
-
-// cleanHref returns a link target worth showing: blanks (from wrapped
-// source) removed; in-page anchors, javascript:, data: and cid: dropped.
-func cleanHref(href string) string {
-	href = strings.Join(strings.Fields(href), "")
-	lower := strings.ToLower(href)
-	for _, p := range []string{"#", "javascript:", "data:", "cid:", "vbscript:"} {
-		if strings.HasPrefix(lower, p) {
-			return ""
-		}
-	}
-	return href
-}
-
-// sameTarget reports whether link text already shows the target, ignoring
-// scheme, "mailto:"/"tel:", a trailing slash and case.
-func sameTarget(text, href string) bool {
-	norm := func(s string) string {
-		s = strings.ToLower(strings.TrimSpace(s))
-		for _, p := range []string{"https://", "http://", "mailto:", "tel:"} {
-			s = strings.TrimPrefix(s, p)
-		}
-		return strings.TrimPrefix(strings.TrimSuffix(s, "/"), "www.")
-	}
-	t, h := norm(text), norm(href)
-	return t == h || strings.Contains(strings.ToLower(text), strings.ToLower(href))
+	r.w.decorate("]")
 }
 
 // attr returns the value of attribute key (lowercase), or "".

@@ -10,21 +10,20 @@ import (
 // the hidden attribute, or inline CSS that hides it (display:none,
 // visibility:hidden, opacity:0, a zero max-height or height with
 // overflow:hidden). Preheaders use these to put text in inbox previews only.
-// Style sheets are not evaluated.
-func isHidden(n *html.Node) bool {
+// Style sheets are not evaluated. st is the element's compactStyle.
+func isHidden(n *html.Node, st string) bool {
 	for _, a := range n.Attr {
 		if a.Namespace == "" && a.Key == "hidden" {
 			return true
 		}
 	}
-	css := inlineStyle(attr(n, "style"))
-	if len(css) == 0 {
-		return false
+	if st == "" || !strings.Contains(st, "none") && !strings.Contains(st, "hidden") && !strings.Contains(st, "opacity") {
+		return false // nothing that hides: skip reading the declarations
 	}
 	switch {
-	case css["display"] == "none", css["visibility"] == "hidden", isZero(css["opacity"]):
+	case styleValue(st, "display") == "none", styleValue(st, "visibility") == "hidden", isZero(styleValue(st, "opacity")):
 		return true
-	case css["overflow"] == "hidden" && (isZero(css["max-height"]) || isZero(css["height"])):
+	case styleValue(st, "overflow") == "hidden" && (isZero(styleValue(st, "max-height")) || isZero(styleValue(st, "height"))):
 		return true
 	}
 	return false
@@ -33,31 +32,13 @@ func isHidden(n *html.Node) bool {
 // isPixel reports a tracking pixel: an image 1×1 or smaller by its width
 // or height attribute or inline CSS.
 func isPixel(n *html.Node) bool {
-	css := inlineStyle(attr(n, "style"))
+	st := compactStyle(attr(n, "style"))
 	for _, k := range []string{"width", "height"} {
-		if tiny(attr(n, k)) || tiny(css[k]) {
+		if tiny(attr(n, k)) || tiny(styleValue(st, k)) {
 			return true
 		}
 	}
 	return false
-}
-
-// inlineStyle parses a style attribute into lowercase property -> value,
-// blanks and !important removed. The last declaration wins, as in CSS.
-func inlineStyle(style string) map[string]string {
-	if style == "" {
-		return nil
-	}
-	css := map[string]string{}
-	for _, decl := range strings.Split(strings.ToLower(style), ";") {
-		k, v, ok := strings.Cut(decl, ":")
-		if !ok {
-			continue
-		}
-		v = strings.TrimSuffix(strings.Join(strings.Fields(v), ""), "!important")
-		css[strings.TrimSpace(k)] = v
-	}
-	return css
 }
 
 // isZero reports a CSS length or number that is zero ("0", "0px", "0.0",

@@ -27,7 +27,7 @@ const EnvDovecot = "EMAIL_MCP_TEST_DOVECOT"
 const dialTimeout = 10 * time.Second
 
 // Account is an IMAP account a test can use: either an in-process
-// imapmemserver (default) or the Dovecot of the tier.
+// devmail server (default) or the Dovecot of the tier.
 type Account struct {
 	Host               string
 	Port               int // plain text, STARTTLS offered on Dovecot

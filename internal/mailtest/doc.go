@@ -1,5 +1,6 @@
 // Package mailtest gives tests an IMAP account to work against: by default
-// an in-process server (imapserver over imapmemserver on 127.0.0.1:0), and
+// an in-process server (the sandbox mail server, devmail, in memory on
+// 127.0.0.1:0: the same session code email-mcp serves), and
 // the real Dovecot of the test tier when EMAIL_MCP_TEST_DOVECOT=1. The same
 // test then runs unchanged in both modes:
 //
@@ -12,12 +13,16 @@
 //
 // # In-process mode
 //
-// Each NewAccount starts its own server with one user, a random password,
-// the folders INBOX, Sent, Drafts, Trash, Junk and Archive (with their
-// special-use attributes, which imapmemserver alone neither stores nor
-// reports), and the capabilities IMAP4rev1, IDLE, MOVE, UIDPLUS,
-// SPECIAL-USE, LIST-EXTENDED, LIST-STATUS, ESEARCH and NAMESPACE. It speaks
-// plain text only (TLSPort is 0, CAFile is ""); t.Cleanup closes it.
+// Each NewAccount starts its own devmail server (IMAP and SMTP on
+// 127.0.0.1:0, no data dir) with one user, a random password, the folders
+// INBOX, Sent, Drafts, Trash, Junk and Archive with their special-use
+// attributes, and devmail's capabilities (IMAP4rev1, IDLE, MOVE, UIDPLUS,
+// SPECIAL-USE, LIST-EXTENDED, LIST-STATUS, ESEARCH, NAMESPACE and more:
+// see package devmail). LIST answers with the attributes Dovecot 2.3
+// sends. Two differences from the Dovecot tier remain: INBOX is
+// subscribed, and CREATE makes a missing parent folder a real one (Dovecot
+// lists it \Noselect). It speaks plain text only (TLSPort is 0, CAFile is
+// ""); t.Cleanup closes it.
 //
 // # Dovecot mode
 //

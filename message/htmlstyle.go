@@ -1,4 +1,4 @@
-package extract
+package message
 
 import (
 	"strconv"
@@ -9,14 +9,12 @@ import (
 )
 
 // prominent reports whether an element shows its text the way mail shows a
-// code: bold, large, letter-spaced or monospace, by tag or by inline style.
-func prominent(n *html.Node) bool {
-	switch n.DataAtom {
-	case atom.B, atom.Strong, atom.H1, atom.H2, atom.H3, atom.Code, atom.Kbd,
-		atom.Samp, atom.Tt, atom.Pre, atom.Big, atom.Mark:
+// code: bold, large, letter-spaced or monospace, by tag or by inline style
+// (st, its compactStyle).
+func prominent(n *html.Node, st string) bool {
+	if prominentTag(n.DataAtom) {
 		return true
 	}
-	st := compactStyle(attr(n, "style"))
 	if st == "" {
 		return false
 	}
@@ -24,6 +22,16 @@ func prominent(n *html.Node) bool {
 		boldWeight(styleValue(st, "font-weight")) ||
 		spaced(styleValue(st, "letter-spacing")) ||
 		monospace(styleValue(st, "font-family"))
+}
+
+// prominentTag reports the elements that are prominent by their tag.
+func prominentTag(a atom.Atom) bool {
+	switch a {
+	case atom.B, atom.Strong, atom.H1, atom.H2, atom.H3, atom.Code, atom.Kbd,
+		atom.Samp, atom.Tt, atom.Pre, atom.Big, atom.Mark:
+		return true
+	}
+	return false
 }
 
 // buttonLike reports an anchor drawn as a button: a button class or role,
@@ -110,6 +118,9 @@ func splitLength(v string) (float64, string) {
 	i := 0
 	for i < len(v) && (v[i] >= '0' && v[i] <= '9' || v[i] == '.') {
 		i++
+	}
+	if i == 0 {
+		return 0, "" // no number: ParseFloat would allocate its error
 	}
 	num, err := strconv.ParseFloat(v[:i], 64)
 	if err != nil {
