@@ -39,6 +39,13 @@ type HTTPOptions struct {
 	// BasePath is the path prefix under which a reverse proxy publishes the
 	// server (from MCP_BASE_URL); the SSE endpoint event uses it.
 	BasePath string
+	// Public wraps the API documentation, /docs and /openapi.json: the Host
+	// and Origin checks without the key (auth.Public). Nil puts them behind
+	// Auth with the other endpoints.
+	Public func(http.Handler) http.Handler
+	// PublicURL (MCP_BASE_URL) is the server's URL in the documentation's
+	// examples; empty: the URL each request came to.
+	PublicURL string
 }
 
 // ReadyCheck is one dependency /ready checks.
@@ -137,7 +144,8 @@ const (
 // Handler builds the HTTP endpoints of DESIGN.md: /mcp (Streamable HTTP,
 // stateless: no session is kept, so any replica can answer any request),
 // /sse + /message (legacy HTTP+SSE, stateful by nature), /mcp/tools and
-// /mcp/call (the seed's REST shape), /health and /ready.
+// /mcp/call (the seed's REST shape), /health and /ready, and the API
+// documentation /docs and /openapi.json (docs.go, openapi.go).
 func (s *Server) Handler(opts HTTPOptions) (*HTTP, error) {
 	if opts.Auth == nil {
 		return nil, errors.New("tools: HTTPOptions.Auth is required")
@@ -201,6 +209,12 @@ func (s *Server) Handler(opts HTTPOptions) (*HTTP, error) {
 	root.HandleFunc("/.well-known/", func(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusNotFound, errBody("NOT_FOUND", "this server uses an API key (X-API-Key or Authorization: Bearer), not OAuth"))
 	})
+	docs := opts.Public
+	if docs == nil {
+		docs = opts.Auth
+	}
+	root.Handle("GET /docs", docs(s.handleDocs(opts.PublicURL, opts.BasePath)))
+	root.Handle("GET /openapi.json", docs(s.handleOpenAPI(opts.PublicURL, opts.BasePath)))
 	pace := bodyPace{timeout: opts.BodyTimeout, rate: opts.MinBodyRate}
 	root.Handle("/", opts.Auth(limitBody(opts.MaxBodyBytes, pace, admitted(opts.Admitted, api))))
 	return &HTTP{Handler: bodyDeadline(pace, root), streamable: streamable, sse: sse, calls: &s.calls}, nil
