@@ -88,7 +88,18 @@ func buildHTTP(a *app, key string, log *slog.Logger) (*tools.HTTP, error) {
 	if err != nil {
 		return nil, err
 	}
-	return a.tools.Handler(tools.HTTPOptions{Auth: mw, Ready: a.readyChecks(), BasePath: basePath,
+	// /docs and /openapi.json are open, as the seed's /docs was: a browser
+	// sends no key header. They say which tools are served (toolsets,
+	// read-only mode), nothing that needs the key; Host and Origin checks stay.
+	public, err := auth.Public(auth.Options{
+		AllowedOrigins: a.cfg.MCPAllowedOrigins,
+		AllowedHosts:   hosts,
+		Logger:         log.With("component", "auth"),
+	})
+	if err != nil {
+		return nil, err
+	}
+	return a.tools.Handler(tools.HTTPOptions{Auth: mw, Public: public, PublicURL: a.cfg.MCPBaseURL, Ready: a.readyChecks(), BasePath: basePath,
 		BodyTimeout: bodyTimeout, Admitted: markAuthenticated})
 }
 
