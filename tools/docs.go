@@ -2,6 +2,7 @@ package tools
 
 import (
 	"bytes"
+	"context"
 	"crypto/sha256"
 	_ "embed"
 	"encoding/base64"
@@ -9,7 +10,6 @@ import (
 	"fmt"
 	"html/template"
 	"maps"
-	"net/http"
 	"slices"
 	"strings"
 )
@@ -64,37 +64,34 @@ type codeView struct {
 	Retryable     bool
 }
 
-// handleDocs answers GET /docs.
-func (s *Server) handleDocs(publicURL, basePath string) http.HandlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) {
-		list, err := s.listedTools(r.Context())
-		if err != nil {
-			writeJSON(w, http.StatusInternalServerError, errBody("INTERNAL", "the tool list is not available"))
-			return
-		}
-		v := docsView{Name: s.opts.Name, Version: s.opts.Version, Base: docBase(r, publicURL, basePath),
-			ReadOnly: s.opts.ReadOnly, CSS: template.CSS(docsCSS)}
-		v.ToolsCurl = "curl -sS -H \"X-API-Key: $MCP_API_KEY\" " + shellQuote(v.Base+"/mcp/tools")
-		for _, t := range list {
-			v.Tools = append(v.Tools, toolViewOf(t, v.Base))
-		}
-		for _, c := range slices.Sorted(maps.Keys(codeInfo)) {
-			v.Codes = append(v.Codes, codeView{string(c), codeInfo[c].message, codeInfo[c].retryable})
-		}
-		var buf bytes.Buffer
-		if err := docsPage.Execute(&buf, v); err != nil {
-			s.log.Error("docs page", "err", err)
-			writeJSON(w, http.StatusInternalServerError, errBody("INTERNAL", "the page could not be rendered"))
-			return
-		}
-		h := w.Header()
-		h.Set("Content-Type", "text/html; charset=utf-8")
-		h.Set("Content-Security-Policy", docsCSP)
-		h.Set("X-Content-Type-Options", "nosniff")
-		h.Set("Referrer-Policy", "no-referrer")
-		h.Set("Cache-Control", "no-store")
-		_, _ = w.Write(buf.Bytes())
+// renderDocs is the /docs page for the server at base.
+func (s *Server) renderDocs(ctx context.Context, base string) ([]byte, error) {
+	list, err := s.listedTools(ctx)
+	if err != nil {
+		return nil, err
 	}
+	v := docsView{Name: s.opts.Name, Version: s.opts.Version, Base: base,
+		ReadOnly: s.opts.ReadOnly, CSS: template.CSS(docsCSS)}
+	v.ToolsCurl = "curl -sS -H \"X-API-Key: $MCP_API_KEY\" " + shellQuote(v.Base+"/mcp/tools")
+	for _, t := range list {
+		v.Tools = append(v.Tools, toolViewOf(t, v.Base))
+	}
+	for _, c := range slices.Sorted(maps.Keys(codeInfo)) {
+		v.Codes = append(v.Codes, codeView{string(c), codeInfo[c].message, codeInfo[c].retryable})
+	}
+	var buf bytes.Buffer
+	if err := docsPage.Execute(&buf, v); err != nil {
+		s.log.Error("docs page", "err", err)
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+// docsHeader are the headers of /docs besides nosniff and no-store.
+var docsHeader = map[string]string{
+	"Content-Type":            "text/html; charset=utf-8",
+	"Content-Security-Policy": docsCSP,
+	"Referrer-Policy":         "no-referrer",
 }
 
 // schemaNode is the part of a JSON Schema the page shows.

@@ -318,3 +318,29 @@ func TestDocsCurlExamples(t *testing.T) {
 		t.Error("/docs shows the API key")
 	}
 }
+
+// BenchmarkDocs measures rendering /docs and /openapi.json (all tools):
+// both are built per request from tools/list.
+func BenchmarkDocs(b *testing.B) {
+	env := newTestEnv(b, tools.Options{})
+	mw, _ := auth.New(auth.Options{Keys: []string{testKey}})
+	pub, _ := auth.Public(auth.Options{})
+	h, err := env.tools.Handler(tools.HTTPOptions{Auth: mw, Public: pub})
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, path := range []string{"/docs", "/openapi.json"} {
+		b.Run(strings.TrimPrefix(path, "/"), func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				rec, req := httptest.NewRecorder(), httptest.NewRequest(http.MethodGet, path, nil)
+				req.Host = "127.0.0.1:8420"
+				h.ServeHTTP(rec, req)
+				if rec.Code != 200 {
+					b.Fatalf("GET %s = %d", path, rec.Code)
+				}
+				b.SetBytes(int64(rec.Body.Len()))
+			}
+		})
+	}
+}

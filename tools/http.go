@@ -213,8 +213,9 @@ func (s *Server) Handler(opts HTTPOptions) (*HTTP, error) {
 	if docs == nil {
 		docs = opts.Auth
 	}
-	root.Handle("GET /docs", docs(s.handleDocs(opts.PublicURL, opts.BasePath)))
-	root.Handle("GET /openapi.json", docs(s.handleOpenAPI(opts.PublicURL, opts.BasePath)))
+	root.Handle("GET /docs", docs(docsHandler(&pageCache{render: s.renderDocs}, opts.PublicURL, opts.BasePath, docsHeader)))
+	root.Handle("GET /openapi.json", docs(docsHandler(&pageCache{render: s.renderOpenAPI}, opts.PublicURL, opts.BasePath,
+		map[string]string{"Content-Type": "application/json"})))
 	pace := bodyPace{timeout: opts.BodyTimeout, rate: opts.MinBodyRate}
 	root.Handle("/", opts.Auth(limitBody(opts.MaxBodyBytes, pace, admitted(opts.Admitted, api))))
 	return &HTTP{Handler: bodyDeadline(pace, root), streamable: streamable, sse: sse, calls: &s.calls}, nil

@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/mark3labs/mcp-go/mcp"
 )
@@ -349,15 +350,55 @@ func docBase(r *http.Request, publicURL, basePath string) string {
 	return scheme + "://" + host + strings.TrimRight(basePath, "/")
 }
 
-// handleOpenAPI answers GET /openapi.json.
-func (s *Server) handleOpenAPI(publicURL, basePath string) http.HandlerFunc {
+// renderOpenAPI is the /openapi.json body for the server at base.
+func (s *Server) renderOpenAPI(ctx context.Context, base string) ([]byte, error) {
+	list, err := s.listedTools(ctx)
+	if err != nil {
+		return nil, err
+	}
+	doc := apiDoc{name: s.opts.Name, version: s.opts.Version, base: base, readOnly: s.opts.ReadOnly}
+	return json.Marshal(openAPI(doc, list))
+}
+
+// pageCache keeps the last page rendered, by the base URL it shows: the
+// served tools do not change while the server runs, and /docs and
+// /openapi.json need no key, so a client without one should not make the
+// server render them again and again.
+type pageCache struct {
+	render func(ctx context.Context, base string) ([]byte, error)
+	mu     sync.Mutex
+	base   string
+	body   []byte
+}
+
+func (c *pageCache) get(ctx context.Context, base string) ([]byte, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.body != nil && c.base == base {
+		return c.body, nil
+	}
+	body, err := c.render(ctx, base)
+	if err != nil {
+		return nil, err
+	}
+	c.base, c.body = base, body
+	return body, nil
+}
+
+// docsHandler answers GET /docs or GET /openapi.json from c, with header.
+func docsHandler(c *pageCache, publicURL, basePath string, header map[string]string) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		list, err := s.listedTools(r.Context())
+		body, err := c.get(r.Context(), docBase(r, publicURL, basePath))
 		if err != nil {
-			writeJSON(w, http.StatusInternalServerError, errBody("INTERNAL", "the tool list is not available"))
+			writeJSON(w, http.StatusInternalServerError, errBody("INTERNAL", "the API documentation is not available"))
 			return
 		}
-		doc := apiDoc{name: s.opts.Name, version: s.opts.Version, base: docBase(r, publicURL, basePath), readOnly: s.opts.ReadOnly}
-		writeJSON(w, http.StatusOK, openAPI(doc, list))
+		h := w.Header()
+		for k, v := range header {
+			h.Set(k, v)
+		}
+		h.Set("X-Content-Type-Options", "nosniff")
+		h.Set("Cache-Control", "no-store")
+		_, _ = w.Write(body)
 	}
 }
