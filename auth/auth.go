@@ -72,13 +72,9 @@ func New(opts Options) (func(http.Handler) http.Handler, error) {
 	if len(opts.Keys) == 0 {
 		return nil, ErrNoKeys
 	}
-	hosts, err := newHostRule(opts.AllowedHosts)
+	g, err := newGuard(opts)
 	if err != nil {
 		return nil, err
-	}
-	g := &guard{logger: opts.Logger, origins: map[string]bool{}, hosts: hosts}
-	if g.logger == nil {
-		g.logger = slog.New(slog.DiscardHandler)
 	}
 	for i, k := range opts.Keys {
 		if !validKey(k) {
@@ -87,6 +83,19 @@ func New(opts Options) (func(http.Handler) http.Handler, error) {
 		g.keys = append(g.keys, sha256.Sum256([]byte(k)))
 		g.ids = append(g.ids, IDOf(k))
 	}
+	return g.wrap, nil
+}
+
+// newGuard prepares the Host and Origin rules of opts (not its keys).
+func newGuard(opts Options) (*guard, error) {
+	hosts, err := newHostRule(opts.AllowedHosts)
+	if err != nil {
+		return nil, err
+	}
+	g := &guard{logger: opts.Logger, origins: map[string]bool{}, hosts: hosts}
+	if g.logger == nil {
+		g.logger = slog.New(slog.DiscardHandler)
+	}
 	for _, o := range opts.AllowedOrigins {
 		norm, ok := parseOrigin(o)
 		if !ok {
@@ -94,7 +103,7 @@ func New(opts Options) (func(http.Handler) http.Handler, error) {
 		}
 		g.origins[norm] = true
 	}
-	return g.wrap, nil
+	return g, nil
 }
 
 // validKey reports whether k is non-empty printable ASCII without spaces:
@@ -118,6 +127,7 @@ type guard struct {
 	origins map[string]bool     // normalised AllowedOrigins
 	hosts   hostRule            // AllowedHosts
 	logger  *slog.Logger
+	public  bool // Public: no key is asked for
 }
 
 // wrap is the middleware.
@@ -142,6 +152,10 @@ func (g *guard) wrap(next http.Handler) http.Handler {
 				preflight(w)
 				return
 			}
+		}
+		if g.public {
+			next.ServeHTTP(w, withoutKeyHeaders(r))
+			return
 		}
 		id, reason := g.checkKey(r)
 		if reason != "" {

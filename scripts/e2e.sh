@@ -176,6 +176,13 @@ rc=0
 if [ "$rc" = 0 ]; then grep -E '^(--- |ok|screenshot:)' "$work/browser.txt"; else cat "$work/browser.txt"; fi
 record "web inbox (browser)" "$rc"
 
+# --- OpenAPI: /openapi.json through a real validator -----------------------------
+section "OpenAPI (pb33f/libopenapi-validator): /openapi.json is valid 3.1, lists the golden's tools, examples and answers valid by it"
+rc=0
+(cd e2e/openapi && E2E_BIN="$bin" timeout 600 go test -count=1 -v ./...) >"$work/openapi.txt" 2>&1 || rc=$?
+if [ "$rc" = 0 ]; then grep -E '^(--- |ok)' "$work/openapi.txt"; else cat "$work/openapi.txt"; fi
+record "openapi" "$rc"
+
 # --- the sandbox -------------------------------------------------------------
 section "sandbox: the SDK client over Streamable HTTP, SSE and stdio"
 for t in http sse; do

@@ -232,6 +232,27 @@ python3 -c 'import json,sys; r=json.loads(sys.argv[1])["structuredContent"]; ass
 curl_ -N --max-time 2 -H "X-API-Key: $key" "$base/sse" >"$work/sse" 2>/dev/null || true
 grep -q 'event: endpoint' "$work/sse" || fail "/sse endpoint event: $(cat "$work/sse")"
 
+# 7b. /docs and /openapi.json without a key; two curl examples copied from
+#     the page run verbatim with the key in MCP_API_KEY.
+curl_ -f -D "$work/docs.hdr" -o "$work/docs.html" "$base/docs" || fail "/docs without a key"
+grep -qi "^content-security-policy: default-src 'none'" "$work/docs.hdr" || fail "/docs CSP: $(cat "$work/docs.hdr")"
+curl_ -f "$base/openapi.json" | grep -q '"openapi":"3.1.0"' || fail "/openapi.json without a key"
+for tool in create_inbox send_email; do
+  python3 - "$work/docs.html" "$tool" >"$work/curl-$tool.sh" <<'PY' || fail "/docs has no curl example for $tool"
+import html, re, sys
+m = re.search(r'<pre class="curl" id="curl-%s">(.*?)</pre>' % sys.argv[2], open(sys.argv[1]).read(), re.S)
+print(html.unescape(m.group(1)))
+PY
+  out=$(MCP_API_KEY="$key" bash "$work/curl-$tool.sh") || fail "the /docs curl example of $tool: exit $?"
+  python3 - "$out" "$tool" <<'PY' || fail "the /docs curl example of $tool answered: $out"
+import json, sys
+r = json.loads(sys.argv[1])
+assert not r.get("isError"), r
+sc = r["structuredContent"]
+assert (sc["inbox_id"] and sc["address"]) if sys.argv[2] == "create_inbox" else sc["success"] is True, sc
+PY
+done
+
 # 8. SIGTERM: clean exit 0.
 kill -TERM "$pid"
 rc=0; wait "$pid" || rc=$?
@@ -246,4 +267,4 @@ printf '%s\n%s\n' "$init" "$lst" | timeout 30 env -i PATH="$PATH" HOME="$work" \
 grep -q '"list_folders"' "$work/stdio.out" || fail "stdio tools/list: $(cat "$work/stdio.out")"
 if grep -qv '^{' "$work/stdio.out"; then fail "stdio wrote non-protocol output to stdout"; fi
 
-echo "smoke: OK (--version, sandbox, banner IMAP login, auth, SMTP->list_folders, create_inbox + SMTP -> wait_for_otp, INBOX_NOT_FOUND, every since form, the send_test_code recipe, attachments example, reply to 300 refused, /mcp, /sse, SIGTERM, stdio)"
+echo "smoke: OK (--version, sandbox, banner IMAP login, auth, SMTP->list_folders, create_inbox + SMTP -> wait_for_otp, INBOX_NOT_FOUND, every since form, the send_test_code recipe, attachments example, reply to 300 refused, /mcp, /sse, /docs + two of its curl examples, SIGTERM, stdio)"

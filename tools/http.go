@@ -43,6 +43,13 @@ type HTTPOptions struct {
 	// outside Auth (it signs people in with a session cookie and applies
 	// Auth itself), and GET / redirects to it.
 	Pages http.Handler
+	// Public wraps the API documentation, /docs and /openapi.json: the Host
+	// and Origin checks without the key (auth.Public). Nil puts them behind
+	// Auth with the other endpoints.
+	Public func(http.Handler) http.Handler
+	// PublicURL (MCP_BASE_URL) is the server's URL in the documentation's
+	// examples; empty: the URL each request came to.
+	PublicURL string
 }
 
 // ReadyCheck is one dependency /ready checks.
@@ -141,7 +148,8 @@ const (
 // Handler builds the HTTP endpoints of DESIGN.md: /mcp (Streamable HTTP,
 // stateless: no session is kept, so any replica can answer any request),
 // /sse + /message (legacy HTTP+SSE, stateful by nature), /mcp/tools and
-// /mcp/call (the seed's REST shape), /health and /ready.
+// /mcp/call (the seed's REST shape), /health and /ready, and the API
+// documentation /docs and /openapi.json (docs.go, openapi.go).
 func (s *Server) Handler(opts HTTPOptions) (*HTTP, error) {
 	if opts.Auth == nil {
 		return nil, errors.New("tools: HTTPOptions.Auth is required")
@@ -212,6 +220,13 @@ func (s *Server) Handler(opts HTTPOptions) (*HTTP, error) {
 			http.Redirect(w, r, "ui", http.StatusFound) // relative: MCP_BASE_URL's path stays
 		})
 	}
+	docs := opts.Public
+	if docs == nil {
+		docs = opts.Auth
+	}
+	root.Handle("GET /docs", docs(docsHandler(&pageCache{render: s.renderDocs}, opts.PublicURL, opts.BasePath, docsHeader)))
+	root.Handle("GET /openapi.json", docs(docsHandler(&pageCache{render: s.renderOpenAPI}, opts.PublicURL, opts.BasePath,
+		map[string]string{"Content-Type": "application/json"})))
 	pace := bodyPace{timeout: opts.BodyTimeout, rate: opts.MinBodyRate}
 	root.Handle("/", opts.Auth(limitBody(opts.MaxBodyBytes, pace, admitted(opts.Admitted, api))))
 	return &HTTP{Handler: bodyDeadline(pace, root), streamable: streamable, sse: sse, calls: &s.calls}, nil

@@ -102,10 +102,21 @@ func buildHTTP(a *app, key string, log *slog.Logger) (*tools.HTTP, *web.Handler,
 	if err != nil {
 		return nil, nil, err
 	}
+	// /docs and /openapi.json are open, as the seed's /docs was: a browser
+	// sends no key header. They say which tools are served (toolsets,
+	// read-only mode), nothing that needs the key; Host and Origin checks stay.
+	public, err := auth.Public(auth.Options{
+		AllowedOrigins: a.cfg.MCPAllowedOrigins,
+		AllowedHosts:   hosts,
+		Logger:         log.With("component", "auth"),
+	})
+	if err != nil {
+		return nil, nil, err
+	}
 	pages := web.New(web.Options{Tools: a.tools, Auth: pageMW, Key: key, Name: a.cfg.MCPServerName,
 		Secure: strings.HasPrefix(a.cfg.MCPBaseURL, "https:"), Logger: log.With("component", "web"), Stop: a.stopWaits})
-	h, err := a.tools.Handler(tools.HTTPOptions{Auth: mw, Ready: a.readyChecks(), BasePath: basePath,
-		BodyTimeout: bodyTimeout, Admitted: markAuthenticated, Pages: pages})
+	h, err := a.tools.Handler(tools.HTTPOptions{Auth: mw, Public: public, PublicURL: a.cfg.MCPBaseURL, Ready: a.readyChecks(),
+		BasePath: basePath, BodyTimeout: bodyTimeout, Admitted: markAuthenticated, Pages: pages})
 	return h, pages, err
 }
 
