@@ -71,7 +71,7 @@ describe('MCPB bundle started as a bundle host starts it', { timeout: 60_000 }, 
       assert.equal(cfg.env.MCP_READ_ONLY, 'true');
       const { tools } = await client.listTools(undefined, { timeout: TIMEOUT });
       const names = tools.map((t) => t.name).sort();
-      assert.deepEqual(names, ['download_attachment', 'list_folders', 'read_email', 'search_emails']);
+      assert.deepEqual(names, ['download_attachment', 'get_thread', 'list_folders', 'read_email', 'search_emails']);
       const res = await client.callTool({ name: 'search_emails', arguments: {} }, undefined, { timeout: TIMEOUT });
       assert.ok(!res.isError);
       // EMAIL_BASE_DIR made the workspace.
