@@ -1,8 +1,8 @@
 package tools
 
 import (
-	"bytes"
 	"context"
+	"io"
 	"time"
 
 	"github.com/email-mcp/email-mcp/imap"
@@ -88,35 +88,8 @@ func (b *draftBox) envelope(hdr message.Header) (smtp.Envelope, error) {
 // keepCopy files the bytes that were sent in the Sent folder, as
 // outbox.keepCopy does for a composed message.
 func (b *draftBox) keepCopy(ctx context.Context, raw *smtp.Raw, id string, date time.Time) string {
-	o := b.o
-	if o.opts.SaveSent == "false" || o.store == nil {
-		return copyDisabled
-	}
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Minute)
-	defer cancel()
-	folder, err := o.sentFolder(ctx)
-	switch {
-	case err != nil:
-		o.log.Warn("sent copy: no Sent folder", "err", err)
-		return copyFailed
-	case folder == "" && o.opts.SaveSent == "true":
-		o.log.Warn("sent copy: SAVE_SENT=true but the account has no Sent folder (set SENT_FOLDER)")
-		return copyFailed
-	case folder == "":
-		return copySkipped
-	}
-	if id != "" {
-		found, err := o.store.Search(ctx, folder, imap.SearchCriteria{MessageID: id}, imap.PageRequest{Limit: 1, UIDsOnly: true})
-		if err == nil && found.Total > 0 {
-			return copySkipped // the server filed its own (Gmail does)
-		}
-	}
 	size, _ := raw.Size()
-	if _, err := o.store.Append(ctx, folder, []string{`\Seen`}, date, size, bytes.NewReader(raw.Bytes())); err != nil {
-		o.log.Warn("sent copy failed", "folder", folder, "err", err)
-		return copyFailed
-	}
-	return copySaved
+	return b.o.fileSent(ctx, id, date, size, func(w io.Writer) error { _, err := w.Write(raw.Bytes()); return err })
 }
 
 // markAnswered sets \Answered on the message of INBOX with Message-ID id,

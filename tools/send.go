@@ -174,6 +174,19 @@ func sendError(err error) error {
 // keepCopy appends the exact bytes that were sent to the Sent folder, with
 // \Seen, unless a copy with the same Message-ID is already there.
 func (o *outbox) keepCopy(ctx context.Context, m *smtp.Message) string {
+	size, err := m.Size()
+	if err != nil {
+		o.log.Warn("sent copy failed", "err", err)
+		return copyFailed
+	}
+	return o.fileSent(ctx, m.ID(), m.Date, size, func(w io.Writer) error { _, err := m.WriteTo(w); return err })
+}
+
+// fileSent is the Sent copy of every send (keepCopy, send_draft's): size
+// bytes that write produces, dated date, filed with \Seen in the Sent
+// folder unless the server filed its own copy of Message-ID id already.
+// It answers the sent_copy word of the result.
+func (o *outbox) fileSent(ctx context.Context, id string, date time.Time, size int64, write func(io.Writer) error) string {
 	if o.opts.SaveSent == "false" || o.store == nil {
 		return copyDisabled
 	}
@@ -190,17 +203,16 @@ func (o *outbox) keepCopy(ctx context.Context, m *smtp.Message) string {
 	case folder == "":
 		return copySkipped
 	}
-	found, err := o.store.Search(ctx, folder, imap.SearchCriteria{MessageID: m.ID()}, imap.PageRequest{Limit: 1, UIDsOnly: true})
-	if err == nil && found.Total > 0 {
-		return copySkipped // the server filed its own (Gmail does)
+	if id != "" {
+		found, err := o.store.Search(ctx, folder, imap.SearchCriteria{MessageID: id}, imap.PageRequest{Limit: 1, UIDsOnly: true})
+		if err == nil && found.Total > 0 {
+			return copySkipped // the server filed its own (Gmail does)
+		}
 	}
-	size, err := m.Size()
-	if err == nil {
-		pr, pw := io.Pipe()
-		go func() { _, werr := m.WriteTo(pw); pw.CloseWithError(werr) }()
-		_, err = o.store.Append(ctx, folder, []string{`\Seen`}, m.Date, size, pr)
-		pr.CloseWithError(err)
-	}
+	pr, pw := io.Pipe()
+	go func() { pw.CloseWithError(write(pw)) }()
+	_, err = o.store.Append(ctx, folder, []string{`\Seen`}, date, size, pr)
+	pr.CloseWithError(err)
 	if err != nil {
 		o.log.Warn("sent copy failed", "folder", folder, "err", err)
 		return copyFailed
