@@ -48,8 +48,7 @@ func deleteEmailSpec(mail MailAdmin) *spec {
 		readOnly: false, destructive: true, idempotent: false, openWorld: true,
 		changesMail: true,
 		params: []mcp.ToolOption{
-			mcp.WithAny("uid", uidSchema(), mcp.Description("one message: UID or id")),
-			mcp.WithArray("uids", mcp.Items(map[string]any{"type": []string{"integer", "string"}}), mcp.MaxItems(maxMarkUIDs), mcp.Description("several messages: UIDs or ids")),
+			uidParam(), uidsParam(),
 			mcp.WithString("folder", mcp.DefaultString("INBOX")),
 			mcp.WithBoolean("permanent", mcp.DefaultBool(false), mcp.Description("erase for good (UID EXPUNGE of these messages only) instead of moving to Trash")),
 			mcp.WithBoolean("dry_run", mcp.DefaultBool(false), mcp.Description("change nothing: list what would be deleted")),
@@ -70,15 +69,9 @@ func deleteEmail(ctx context.Context, mail MailAdmin, args deleteArgs) (*DeleteR
 	if err != nil {
 		return nil, err
 	}
-	refs := args.UIDs
-	if args.UID != nil {
-		refs = append([]UID{*args.UID}, refs...)
-	}
-	switch {
-	case len(refs) == 0:
-		return nil, invalidArg("give uid or uids")
-	case len(refs) > maxMarkUIDs:
-		return nil, invalidArg("at most %d uids at once", maxMarkUIDs)
+	refs, err := messageRefs(args.UID, args.UIDs)
+	if err != nil {
+		return nil, err
 	}
 	if err := checkRecordFolder(folder); err != nil {
 		return nil, err
@@ -86,13 +79,11 @@ func deleteEmail(ctx context.Context, mail MailAdmin, args deleteArgs) (*DeleteR
 	if err := checkNotOwn(folder, "folder"); err != nil { // the inboxes' markers
 		return nil, err
 	}
-	if err := checkRefs(ctx, mail, folder, refs); err != nil {
+	uids, err := refUIDs(ctx, mail, folder, refs)
+	if err != nil {
 		return nil, err
 	}
-	req := imap.DeleteRequest{Folder: folder, Permanent: args.Permanent, DryRun: args.DryRun}
-	for _, r := range refs {
-		req.UIDs = append(req.UIDs, r.UID)
-	}
+	req := imap.DeleteRequest{Folder: folder, UIDs: uids, Permanent: args.Permanent, DryRun: args.DryRun}
 	out := &DeleteResult{Permanent: args.Permanent, DryRun: args.DryRun}
 	if !args.Permanent {
 		trash, found, err := findTrash(ctx, mail, !args.DryRun)

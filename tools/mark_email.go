@@ -40,8 +40,7 @@ func markEmailSpec(mail Mailbox) *spec {
 		readOnly: false, destructive: false, idempotent: true, openWorld: true,
 		changesMail: true,
 		params: []mcp.ToolOption{
-			mcp.WithAny("uid", uidSchema(), mcp.Description("one message: UID or id")),
-			mcp.WithArray("uids", mcp.Items(map[string]any{"type": []string{"integer", "string"}}), mcp.MaxItems(maxMarkUIDs), mcp.Description("several messages: UIDs or ids")),
+			uidParam(), uidsParam(),
 			mcp.WithString("folder", mcp.DefaultString("INBOX")),
 			mcp.WithBoolean("read", mcp.Description("true: mark read; false: mark unread")),
 			mcp.WithBoolean("flagged", mcp.Description("true: flag (star); false: unflag")),
@@ -63,27 +62,16 @@ func markEmail(ctx context.Context, mail Mailbox, args markArgs) (*MarkResult, e
 	if err != nil {
 		return nil, err
 	}
-	refs := args.UIDs
-	if args.UID != nil {
-		refs = append([]UID{*args.UID}, refs...)
-	}
-	if len(refs) == 0 {
-		return nil, invalidArg("give uid or uids")
-	}
-	if len(refs) > maxMarkUIDs {
-		return nil, invalidArg("at most %d uids at once", maxMarkUIDs)
+	refs, err := messageRefs(args.UID, args.UIDs)
+	if err != nil {
+		return nil, err
 	}
 	if args.Read == nil && args.Flagged == nil && args.Answered == nil {
 		return nil, invalidArg("give at least one of read, flagged, answered")
 	}
-	if err := checkRefs(ctx, mail, folder, refs); err != nil {
+	uids, err := refUIDs(ctx, mail, folder, refs)
+	if err != nil {
 		return nil, err
-	}
-	uids := make([]uint32, 0, len(refs))
-	for _, r := range refs {
-		if !slices.Contains(uids, r.UID) {
-			uids = append(uids, r.UID)
-		}
 	}
 	flags, err := mail.SetFlags(ctx, folder, uids, imap.FlagChange{Seen: args.Read, Flagged: args.Flagged, Answered: args.Answered})
 	if err != nil {
@@ -98,6 +86,49 @@ func markEmail(ctx context.Context, mail Mailbox, args markArgs) (*MarkResult, e
 
 // checkRefs refuses ids issued under another UIDVALIDITY; it costs a round
 // trip only when an id (not a bare uid) was given.
+// uidParam and uidsParam are the message arguments of the tools that take
+// one message or several (mark_email, delete_email).
+func uidParam() mcp.ToolOption {
+	return mcp.WithAny("uid", uidSchema(), mcp.Description("one message: UID or id"))
+}
+
+func uidsParam() mcp.ToolOption {
+	return mcp.WithArray("uids", mcp.Items(map[string]any{"type": []string{"integer", "string"}}), mcp.MaxItems(maxMarkUIDs),
+		mcp.Description("several messages: UIDs or ids"))
+}
+
+// messageRefs joins uid and uids, at least one and at most maxMarkUIDs.
+func messageRefs(uid *UID, uids []UID) ([]UID, error) {
+	refs := uids
+	if uid != nil {
+		refs = append([]UID{*uid}, refs...)
+	}
+	switch {
+	case len(refs) == 0:
+		return nil, invalidArg("give uid or uids")
+	case len(refs) > maxMarkUIDs:
+		return nil, invalidArg("at most %d uids at once", maxMarkUIDs)
+	}
+	return refs, nil
+}
+
+// refUIDs checks refs against folder's UIDVALIDITY (checkRefs) and returns
+// their UIDs once each, in the order given.
+func refUIDs(ctx context.Context, mail interface {
+	UIDValidity(ctx context.Context, folder string) (uint32, error)
+}, folder string, refs []UID) ([]uint32, error) {
+	if err := checkRefs(ctx, mail, folder, refs); err != nil {
+		return nil, err
+	}
+	uids := make([]uint32, 0, len(refs))
+	for _, r := range refs {
+		if !slices.Contains(uids, r.UID) {
+			uids = append(uids, r.UID)
+		}
+	}
+	return uids, nil
+}
+
 func checkRefs(ctx context.Context, mail interface {
 	UIDValidity(ctx context.Context, folder string) (uint32, error)
 }, folder string, refs []UID) error {
