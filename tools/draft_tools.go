@@ -21,9 +21,7 @@ func draftSpecs(mail Mailbox, o *outbox, files *attachments.Workspace) []*spec {
 // draftParams are the arguments of save_draft and update_draft.
 func draftParams() []mcp.ToolOption {
 	return []mcp.ToolOption{
-		mcp.WithArray("to", mcp.WithStringItems(), mcp.MaxItems(maxRecipients), mcp.Description(`recipients: "a@example.com" or "Name <a@example.com>"`)),
-		mcp.WithArray("cc", mcp.WithStringItems(), mcp.MaxItems(maxRecipients)),
-		mcp.WithArray("bcc", mcp.WithStringItems(), mcp.MaxItems(maxRecipients), mcp.Description("blind copies: kept in the draft, removed when it is sent")),
+		toParam(false), ccParam(), bccParam("blind copies: kept in the draft, removed when it is sent"),
 		mcp.WithString("subject", mcp.MaxLength(998)),
 		mcp.WithString("body", mcp.Description("plain-text body")),
 		mcp.WithString("body_html", mcp.Description("optional HTML body")),

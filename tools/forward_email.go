@@ -72,9 +72,7 @@ func forwardEmailSpec(mail Mailbox, o *outbox) *spec {
 		params: []mcp.ToolOption{
 			mcp.WithAny("uid", mcp.Required(), uidSchema(), mcp.Description("the message to forward: UID or id")),
 			mcp.WithString("folder", mcp.DefaultString("INBOX")),
-			mcp.WithArray("to", mcp.Required(), mcp.WithStringItems(), mcp.MinItems(1), mcp.MaxItems(maxRecipients), mcp.Description(`recipients: "a@example.com" or "Name <a@example.com>"`)),
-			mcp.WithArray("cc", mcp.WithStringItems(), mcp.MaxItems(maxRecipients)),
-			mcp.WithArray("bcc", mcp.WithStringItems(), mcp.MaxItems(maxRecipients), mcp.Description("blind copies: never written in the message")),
+			toParam(true), ccParam(), bccParam("blind copies: never written in the message"),
 			mcp.WithString("body", mcp.Description("optional plain-text note above the forwarded message")),
 			mcp.WithString("mode", mcp.Enum(forwardInline, forwardAttachment), mcp.DefaultString(forwardInline)),
 			mcp.WithBoolean("draft", mcp.DefaultBool(false), mcp.Description("save the forward in Drafts instead of sending it (send_draft sends it)")),

@@ -23,12 +23,28 @@ type sendArgs struct {
 	IdempotencyKey string `json:"idempotency_key"`
 }
 
+// toParam, ccParam and bccParam are the recipient arguments of every tool
+// that writes a message; to is required where the message is sent at once.
+func toParam(required bool) mcp.ToolOption {
+	opts := []mcp.PropertyOption{mcp.WithStringItems(), mcp.MaxItems(maxRecipients), mcp.Description(`recipients: "a@example.com" or "Name <a@example.com>"`)}
+	if required {
+		opts = append(opts, mcp.Required(), mcp.MinItems(1))
+	}
+	return mcp.WithArray("to", opts...)
+}
+
+func ccParam() mcp.ToolOption {
+	return mcp.WithArray("cc", mcp.WithStringItems(), mcp.MaxItems(maxRecipients))
+}
+
+func bccParam(desc string) mcp.ToolOption {
+	return mcp.WithArray("bcc", mcp.WithStringItems(), mcp.MaxItems(maxRecipients), mcp.Description(desc))
+}
+
 // sendParams are the arguments send_email and send_email_with_attachments share.
 func sendParams() []mcp.ToolOption {
 	return []mcp.ToolOption{
-		mcp.WithArray("to", mcp.Required(), mcp.WithStringItems(), mcp.MinItems(1), mcp.MaxItems(maxRecipients), mcp.Description(`recipients: "a@example.com" or "Name <a@example.com>"`)),
-		mcp.WithArray("cc", mcp.WithStringItems(), mcp.MaxItems(maxRecipients)),
-		mcp.WithArray("bcc", mcp.WithStringItems(), mcp.MaxItems(maxRecipients), mcp.Description("blind copies: never written in the message")),
+		toParam(true), ccParam(), bccParam("blind copies: never written in the message"),
 		mcp.WithString("subject", mcp.Required(), mcp.MaxLength(998)),
 		mcp.WithString("body", mcp.Required(), mcp.Description("plain-text body")),
 		mcp.WithString("body_html", mcp.Description("optional HTML body, sent as an alternative to body")),
