@@ -38,6 +38,9 @@ type Config struct {
 
 	TLSCAFile string `envconfig:"TLS_CA_FILE" desc:"PEM file of extra CA certificates to trust"`
 
+	EmailAccounts    []string `envconfig:"EMAIL_ACCOUNTS" desc:"comma list of more accounts by name (work,home): each reads the account variables with its name as prefix (WORK_IMAP_HOST, WORK_IMAP_USER, WORK_SMTP_HOST ...)"`
+	EmailAccountName string   `envconfig:"EMAIL_ACCOUNT_NAME" desc:"name of the account of the unprefixed variables, for the account argument (default: default, or sandbox for the embedded sandbox)"`
+
 	EmailProvider        Provider  `envconfig:"EMAIL_PROVIDER" default:"custom" desc:"preset of hosts, ports, TLS, OAuth endpoints and quirks: gmail, google-workspace, outlook, office365, icloud, fastmail, yahoo, zoho, custom (none); every value stays overridable"`
 	EmailAuth            AuthMode  `envconfig:"EMAIL_AUTH" desc:"how to sign in: password or oauth2 (default: oauth2 when an OAUTH_ token source is set, or for outlook/office365 without IMAP_PASSWORD; else password)"`
 	OAuthClientID        string    `envconfig:"OAUTH_CLIENT_ID" desc:"OAuth 2.0 client (application) id of your app registration"`
@@ -53,6 +56,7 @@ type Config struct {
 	OAuthMechanism       Mechanism `envconfig:"OAUTH_MECHANISM" default:"auto" desc:"SASL mechanism for the token: auto (OAUTHBEARER when offered, else XOAUTH2), xoauth2, oauthbearer"`
 
 	MCPAPIKey          Secret   `envconfig:"MCP_API_KEY" desc:"API key for the HTTP endpoints (empty: a random key is printed)"`
+	MCPAPIKeys         Secret   `envconfig:"MCP_API_KEYS" desc:"more API keys, comma separated, each limited to some accounts as work+home:KEY (a key without a prefix may use every account)"`
 	MCPHost            string   `envconfig:"MCP_HOST" default:"127.0.0.1" desc:"HTTP listen address"`
 	MCPPort            int      `envconfig:"MCP_PORT" default:"8420" range:"1,65535" desc:"HTTP listen port"`
 	MCPServerName      string   `envconfig:"MCP_SERVER_NAME" default:"email-mcp" desc:"server name announced to MCP clients"`
@@ -86,6 +90,7 @@ type Config struct {
 
 	sources  map[string]Source // where each variable came from; no values
 	fileKeys []string          // unknown names found in the .env file
+	accounts []Account         // EMAIL_ACCOUNTS, loaded (accounts.go)
 }
 
 // StartTLS is the STARTTLS mode of IMAP_STARTTLS and SMTP_STARTTLS.

@@ -49,11 +49,13 @@ func Load(opts LoadOptions) (*Config, error) {
 	ld.decodeAll(c)
 	ld.resolve(c)
 	ld.validate(c)
+	ld.loadAccounts(c)
+	ld.loadKeys(c)
 	if err := ld.err(); err != nil {
 		return nil, err
 	}
 	c.sources = ld.sources
-	c.fileKeys = ld.unknownFileKeys()
+	c.fileKeys = ld.unknownFileKeys(c.EmailAccounts)
 	return c, nil
 }
 
@@ -94,11 +96,15 @@ type loader struct {
 	sources   map[string]Source
 	errs      []*VarError
 	failed    map[string]bool
+	// prefix is a named account's variable prefix ("WORK_"), "" for the
+	// default account: lookup and fail use varName.
+	prefix string
 }
 
 // lookup returns a variable's raw value and source; "" when unset or empty.
 // The environment hides the file even when its value is empty.
 func (ld *loader) lookup(name string) (string, Source) {
+	name = ld.varName(name)
 	v, ok := ld.env[name]
 	src := SourceEnv
 	if !ok {
@@ -114,7 +120,7 @@ func (ld *loader) lookup(name string) (string, Source) {
 // fail records a bad variable; value must be "" for secrets.
 func (ld *loader) fail(name, value, reason string) {
 	ld.failed[name] = true
-	ld.errs = append(ld.errs, &VarError{Name: name, Value: safeValue(value), Reason: reason})
+	ld.errs = append(ld.errs, &VarError{Name: ld.varName(name), Value: safeValue(value), Reason: reason})
 }
 
 // isUserPass reports a "user:password" prefix (no blanks, no brackets).
@@ -185,7 +191,7 @@ func (ld *loader) err() error {
 	}
 	order := fieldOrder()
 	slices.SortStableFunc(ld.errs, func(a, b *VarError) int {
-		return cmp.Compare(order[a.Name], order[b.Name])
+		return cmp.Compare(order[a.Name], order[b.Name]) // a prefixed name sorts first
 	})
 	errs := make([]error, len(ld.errs))
 	for i, e := range ld.errs {
@@ -195,16 +201,26 @@ func (ld *loader) err() error {
 }
 
 // unknownFileKeys lists names in the .env file that are no variable of ours.
-func (ld *loader) unknownFileKeys() []string {
+func (ld *loader) unknownFileKeys(accounts []string) []string {
 	order := fieldOrder()
 	var unknown []string
 	for k := range ld.file {
-		if _, ok := order[k]; !ok {
+		if _, ok := order[k]; !ok && !accountKey(k, accounts) {
 			unknown = append(unknown, k)
 		}
 	}
 	slices.Sort(unknown)
 	return unknown
+}
+
+// accountKey reports whether k is an account variable of a named account.
+func accountKey(k string, accounts []string) bool {
+	for _, a := range accounts {
+		if rest, ok := strings.CutPrefix(k, prefix(a)); ok && AccountVariable(rest) {
+			return true
+		}
+	}
+	return false
 }
 
 // fieldOrder maps each variable name to its field index.

@@ -30,7 +30,7 @@ func TestDefaults(t *testing.T) {
 			"SMTP_HOST": "", "SMTP_PORT": "587", "SMTP_USER": "", "SMTP_PASSWORD": "",
 			"SMTP_SSL": "false", "SMTP_STARTTLS": "true", "SMTP_ALLOW_PLAINTEXT": "false",
 			"SMTP_TLS_SKIP_VERIFY": "false", "TLS_CA_FILE": "",
-			"MCP_API_KEY": "", "MCP_HOST": "127.0.0.1", "MCP_PORT": "8420",
+			"MCP_API_KEY": "", "MCP_API_KEYS": "", "EMAIL_ACCOUNTS": "", "EMAIL_ACCOUNT_NAME": "", "MCP_HOST": "127.0.0.1", "MCP_PORT": "8420",
 			"MCP_SERVER_NAME": "email-mcp", "MCP_BASE_URL": "", "MCP_ALLOWED_ORIGINS": "",
 			"MCP_ALLOWED_HOSTS": "", "MCP_MAX_CONNECTIONS": "1024", "SEND_ALLOWED_RECIPIENTS": "", "SEND_MAX_PER_HOUR": "100", "WAIT_POLL_MS": "0", "WAIT_PROGRESS_SECONDS": "10",
 			"MCP_READ_ONLY": "false", "MCP_TOOLSETS": "mail,inbox", "RATE_LIMIT_PER_MINUTE": "1200",

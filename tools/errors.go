@@ -45,6 +45,9 @@ const (
 	// CodeInboxNotFound: an inbox_id (or address) that is well formed but
 	// names no test inbox of this account: never created, or deleted.
 	CodeInboxNotFound Code = "INBOX_NOT_FOUND"
+	// CodeAccountNotFound: the "account" argument names no account that the
+	// caller's API key may use (unknown and out of scope answer alike).
+	CodeAccountNotFound Code = "ACCOUNT_NOT_FOUND"
 )
 
 // codeInfo is what the model is told for a code when the handler has nothing
@@ -72,6 +75,7 @@ var codeInfo = map[Code]struct {
 	CodeRecipientNotAllowed:  {"a recipient is not on the server's allow-list; nothing was sent", false},
 	CodeCancelled:            {"the call was cancelled", true},
 	CodeInboxNotFound:        {"the test inbox does not exist (create it with create_inbox)", false},
+	CodeAccountNotFound:      {"no such account (list_accounts shows the names)", false},
 }
 
 // Error is a tool failure with its stable code and a message that is safe to

@@ -79,7 +79,7 @@ func TestEveryCodeHasInfo(t *testing.T) {
 	codes := []Code{CodeInvalidArgument, CodeAuthFailed, CodeConnectionFailed, CodeConnectionTimeout, CodeTLSFailed,
 		CodeFolderNotFound, CodeMessageNotFound, CodeAttachmentNotFound, CodeAttachmentTooLarge, CodePathOutsideWorkspace,
 		CodeSendRejected, CodeWaitTimeout, CodeRateLimited, CodeReadOnly, CodeInternal, CodeRecipientNotAllowed, CodeCancelled,
-		CodeInboxNotFound}
+		CodeInboxNotFound, CodeAccountNotFound}
 	for _, c := range codes {
 		if codeInfo[c].message == "" {
 			t.Errorf("code %s has no message", c)

@@ -31,6 +31,26 @@ func runCheck(ctx context.Context, cfg *config.Config, stdout, stderr io.Writer)
 	ctx, cancel := context.WithTimeout(ctx, 60*time.Second)
 	defer cancel()
 
+	failed, parts := 0, 0
+	for i, b := range a.boxes {
+		if len(a.boxes) > 1 {
+			fmt.Fprintf(stdout, "== account %s (%d of %d)\n", b.name, i+1, len(a.boxes))
+		}
+		f, p := checkBox(ctx, b, stdout)
+		failed, parts = failed+f, parts+p
+	}
+	if failed > 0 {
+		fmt.Fprintf(stdout, "Result: FAILED (%d of %d parts)\n", failed, parts)
+		return exitFailure
+	}
+	fmt.Fprintln(stdout, "Result: OK")
+	return exitOK
+}
+
+// checkBox checks one account's IMAP and SMTP; it returns the parts that
+// failed and the parts checked.
+func checkBox(ctx context.Context, b *mailbox, stdout io.Writer) (failed, parts int) {
+	cfg := b.cfg
 	mode := "real account"
 	if cfg.Sandbox() {
 		mode = "embedded sandbox (no IMAP_HOST set)"
@@ -41,18 +61,17 @@ func runCheck(ctx context.Context, cfg *config.Config, stdout, stderr io.Writer)
 	}
 	fmt.Fprintln(stdout)
 
-	failed := 0
-	id := a.mail.Diagnose(ctx)
+	id := b.mail.Diagnose(ctx)
 	fmt.Fprintf(stdout, "IMAP %s (%s)\n", id.Address, id.Security)
 	if id.Mechanism != "" && id.LoginOK {
 		id.Steps = append(id.Steps, "signed in with SASL "+id.Mechanism)
 	}
 	failed += printDiagnosis(stdout, id.Steps, id.Err, cfg.OAuth())
 
-	parts := 1
-	if a.sender != nil {
+	parts = 1
+	if b.sender != nil {
 		parts++
-		sd := a.sender.Diagnose(ctx)
+		sd := b.sender.Diagnose(ctx)
 		fmt.Fprintf(stdout, "SMTP %s (%s)\n", sd.Address, sd.Security)
 		if sd.Mechanism != "" {
 			sd.Steps = append(sd.Steps, "signed in with SASL "+sd.Mechanism)
@@ -62,13 +81,7 @@ func runCheck(ctx context.Context, cfg *config.Config, stdout, stderr io.Writer)
 		fmt.Fprintln(stdout, "SMTP not configured (MCP_READ_ONLY=true without SMTP_HOST): sending is off")
 		fmt.Fprintln(stdout)
 	}
-
-	if failed > 0 {
-		fmt.Fprintf(stdout, "Result: FAILED (%d of %d parts)\n", failed, parts)
-		return exitFailure
-	}
-	fmt.Fprintln(stdout, "Result: OK")
-	return exitOK
+	return failed, parts
 }
 
 // printDiagnosis prints the steps and, on failure, the stable code with a

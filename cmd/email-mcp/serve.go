@@ -83,7 +83,7 @@ func buildHTTP(a *app, key string, log *slog.Logger) (*tools.HTTP, *web.Handler,
 		}
 	}
 	mw, err := auth.New(auth.Options{
-		Keys:           []string{key},
+		Keys:           apiKeys(a.cfg, key),
 		AllowedOrigins: a.cfg.MCPAllowedOrigins,
 		AllowedHosts:   hosts,
 		Logger:         log.With("component", "auth"),
@@ -118,6 +118,18 @@ func buildHTTP(a *app, key string, log *slog.Logger) (*tools.HTTP, *web.Handler,
 	h, err := a.tools.Handler(tools.HTTPOptions{Auth: mw, Public: public, PublicURL: a.cfg.MCPBaseURL, Ready: a.readyChecks(),
 		BasePath: basePath, BodyTimeout: bodyTimeout, Admitted: markAuthenticated, Pages: pages})
 	return h, pages, err
+}
+
+// apiKeys are the keys of the MCP endpoints: key (MCP_API_KEY, or the
+// sandbox's generated one) and MCP_API_KEYS. The web inbox takes key only.
+func apiKeys(cfg *config.Config, key string) []string {
+	keys := []string{key}
+	for _, k := range cfg.APIKeys() {
+		if k.Key.Reveal() != key {
+			keys = append(keys, k.Key.Reveal())
+		}
+	}
+	return keys
 }
 
 // baseOrigin is MCP_BASE_URL's origin, when it has one.

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/email-mcp/email-mcp/attachments"
+	"github.com/email-mcp/email-mcp/auth"
 	"github.com/email-mcp/email-mcp/config"
 	"github.com/email-mcp/email-mcp/devmail"
 	"github.com/email-mcp/email-mcp/imap"
@@ -33,6 +34,9 @@ type app struct {
 	mail    *imap.Client
 	sender  *smtp.Sender // nil without SMTP_HOST (read-only)
 	tools   *tools.Server
+	// boxes are the accounts' adapters, the default account's (mail,
+	// sender) first, then EMAIL_ACCOUNTS in order.
+	boxes []*mailbox
 
 	// sandboxPassword is the sandbox's IMAP password, generated for this
 	// run: the banner shows it so that a mail client can look in.
@@ -84,25 +88,26 @@ func newApp(ctx context.Context, cfg *config.Config, log *slog.Logger, so sandbo
 			return nil, err
 		}
 	}
-	imapOpts.PoolSize = cfg.IMAPPoolSize
-	imapOpts.ActivePoll = cfg.WaitPoll()
-	imapOpts.Logger = log.With("component", "imap")
-	smtpOpts.Logger = log.With("component", "smtp")
 	if err := a.openWorkspace(); err != nil {
 		a.Close()
 		return nil, err
 	}
-	a.mail = imap.New(imapOpts)
-	deps := tools.Deps{Mail: a.mail, Files: a.files, Sent: a.mail}
-	if smtpOpts.Host != "" { // SMTP_HOST may be empty only with MCP_READ_ONLY=true
-		a.sender = smtp.New(smtpOpts)
-		deps.Sender = a.sender
+	accounts := cfg.Accounts()
+	a.openMailbox(accounts[0], imapOpts, smtpOpts)
+	a.mail, a.sender = a.boxes[0].mail, a.boxes[0].sender
+	for _, acct := range accounts[1:] {
+		io, so, err := accountAdapters(acct.Config)
+		if err != nil {
+			a.Close()
+			return nil, fmt.Errorf("account %s: %w", acct.Name, err)
+		}
+		a.openMailbox(acct, io, so)
 	}
-	deps.Inbox = a.mail
-	deps.Inboxes = tools.InboxOptions{Address: inboxAddress(cfg), Sandbox: cfg.Sandbox(), WaitMax: cfg.WaitMax(), ProgressEvery: cfg.WaitProgress(), Stop: a.stopWaits}
-	deps.Send = tools.SendOptions{From: fromAddress(cfg), FromName: cfg.DefaultFromName, SaveSent: string(cfg.SaveSent), SentFolder: cfg.SentFolder,
-		AllowedRecipients: cfg.SendAllowedRecipients, MaxPerHour: cfg.SendMaxPerHour}
-	ts, err := tools.New(deps, tools.Options{
+	list := make([]tools.Account, len(a.boxes))
+	for i, b := range a.boxes {
+		list[i] = tools.Account{Name: b.name, Address: fromAddress(b.cfg), Sandbox: b.cfg.Sandbox(), Deps: a.deps(b)}
+	}
+	ts, err := tools.NewAccounts(list, tools.Options{
 		Name:             cfg.MCPServerName,
 		Version:          buildVersion(),
 		ReadOnly:         cfg.MCPReadOnly,
@@ -111,6 +116,7 @@ func newApp(ctx context.Context, cfg *config.Config, log *slog.Logger, so sandbo
 		MaxSearchResults: cfg.MaxSearchResults,
 		CallerID:         callerID,
 		CallLimit:        callLimit(cfg.RateLimitPerMinute),
+		CallerAccounts:   keyScopes(cfg.APIKeys()),
 	})
 	if err != nil {
 		a.Close()
@@ -118,6 +124,69 @@ func newApp(ctx context.Context, cfg *config.Config, log *slog.Logger, so sandbo
 	}
 	a.tools = ts
 	return a, nil
+}
+
+// mailbox is one account's adapters: its IMAP pool (and watcher) and its
+// SMTP sender.
+type mailbox struct {
+	name   string
+	cfg    *config.Config
+	mail   *imap.Client
+	sender *smtp.Sender // nil without SMTP_HOST (read-only)
+}
+
+// openMailbox makes the pool and the sender of one account; the pool dials
+// lazily.
+func (a *app) openMailbox(acct config.Account, imapOpts imap.Options, smtpOpts smtp.Options) {
+	log := a.log
+	if len(a.cfg.EmailAccounts) > 0 {
+		log = log.With("account", acct.Name)
+	}
+	imapOpts.PoolSize = acct.IMAPPoolSize
+	imapOpts.ActivePoll = acct.WaitPoll()
+	imapOpts.Logger = log.With("component", "imap")
+	smtpOpts.Logger = log.With("component", "smtp")
+	b := &mailbox{name: acct.Name, cfg: acct.Config, mail: imap.New(imapOpts)}
+	if smtpOpts.Host != "" { // SMTP_HOST may be empty only with MCP_READ_ONLY=true
+		b.sender = smtp.New(smtpOpts)
+	}
+	a.boxes = append(a.boxes, b)
+}
+
+// deps are the tools' adapters of one account; the attachments workspace
+// is the server's, shared.
+func (a *app) deps(b *mailbox) tools.Deps {
+	cfg := b.cfg
+	deps := tools.Deps{Mail: b.mail, Files: a.files, Sent: b.mail, Inbox: b.mail}
+	if b.sender != nil {
+		deps.Sender = b.sender
+	}
+	deps.Inboxes = tools.InboxOptions{Address: inboxAddress(cfg), Sandbox: cfg.Sandbox(), WaitMax: cfg.WaitMax(), ProgressEvery: cfg.WaitProgress(), Stop: a.stopWaits}
+	deps.Send = tools.SendOptions{From: fromAddress(cfg), FromName: cfg.DefaultFromName, SaveSent: string(cfg.SaveSent), SentFolder: cfg.SentFolder,
+		AllowedRecipients: cfg.SendAllowedRecipients, MaxPerHour: cfg.SendMaxPerHour}
+	return deps
+}
+
+// keyScopes is MCP_API_KEYS' limits as tools.Options.CallerAccounts: the
+// accounts of the key that authenticated the request; nil (every account)
+// for a key without a limit and without a key (stdio).
+func keyScopes(keys []config.APIKey) func(context.Context) []string {
+	scopes := map[string][]string{}
+	for _, k := range keys {
+		if k.Accounts != nil {
+			scopes[auth.IDOf(k.Key.Reveal())] = k.Accounts
+		}
+	}
+	if len(scopes) == 0 {
+		return nil
+	}
+	return func(ctx context.Context) []string {
+		id, ok := auth.KeyID(ctx)
+		if !ok {
+			return nil
+		}
+		return scopes[id]
+	}
 }
 
 // openWorkspace opens the attachments workspace: EMAIL_BASE_DIR, or in the
@@ -192,8 +261,8 @@ func inboxAddress(cfg *config.Config) string {
 
 // Close releases the pool and stops the sandbox.
 func (a *app) Close() {
-	if a.mail != nil {
-		_ = a.mail.Close()
+	for _, b := range a.boxes {
+		_ = b.mail.Close()
 	}
 	if a.files != nil {
 		_ = a.files.Close()
@@ -335,9 +404,16 @@ func randomToken(n int) string {
 // readyChecks are what /ready verifies: an IMAP NOOP through the pool and an
 // SMTP EHLO.
 func (a *app) readyChecks() []tools.ReadyCheck {
-	checks := []tools.ReadyCheck{{Name: "imap", Check: a.mail.Noop}}
-	if a.sender != nil {
-		checks = append(checks, tools.ReadyCheck{Name: "smtp", Check: a.sender.Check})
+	var checks []tools.ReadyCheck
+	for i, b := range a.boxes {
+		suffix := ""
+		if i > 0 {
+			suffix = ":" + b.name // the default account's checks keep their names
+		}
+		checks = append(checks, tools.ReadyCheck{Name: "imap" + suffix, Check: b.mail.Noop})
+		if b.sender != nil {
+			checks = append(checks, tools.ReadyCheck{Name: "smtp" + suffix, Check: b.sender.Check})
+		}
 	}
 	return checks
 }
