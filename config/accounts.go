@@ -57,6 +57,16 @@ func (c *Config) Accounts() []Account {
 	return append([]Account{{Name: c.defaultAccountName(), Config: c}}, c.accounts...)
 }
 
+// Account returns the account named name, or false.
+func (c *Config) Account(name string) (Account, bool) {
+	for _, a := range c.Accounts() {
+		if a.Name == name {
+			return a, true
+		}
+	}
+	return Account{}, false
+}
+
 // APIKeys lists MCP_API_KEY (every account) and then MCP_API_KEYS. It
 // parses them each time (Load checked them): a key is never kept outside a
 // Secret, where a %v of the Config could print it.
@@ -110,7 +120,7 @@ func (ld *loader) loadAccounts(c *Config) {
 // errors into ld's (the server's variables, checked again, once).
 func (ld *loader) loadAccount(name string) *Config {
 	sub := &loader{env: ld.env, file: ld.file, sources: map[string]Source{}, failed: map[string]bool{}, prefix: prefix(name)}
-	ac := &Config{}
+	ac := &Config{accountName: name}
 	sub.decodeAll(ac)
 	sub.resolve(ac)
 	if ac.IMAPHost == "" {

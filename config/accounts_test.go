@@ -123,3 +123,17 @@ func TestAccountVariablesInEnvFileAreKnown(t *testing.T) {
 		t.Errorf("work IMAP_HOST from .env = %q", got)
 	}
 }
+
+func TestAccountTokenStores(t *testing.T) {
+	dir := t.TempDir()
+	c := mustLoad(t, with(twoAccounts, "EMAIL_DATA_DIR", dir, "HOME_OAUTH_TOKEN_STORE", filepath.Join(dir, "mine.json")))
+	want := map[string]string{"default": "oauth-token.json", "work": "oauth-token-work.json", "home": "mine.json"}
+	for _, a := range c.Accounts() {
+		if got := a.TokenStorePath(); got != filepath.Join(dir, want[a.Name]) {
+			t.Errorf("%s: TokenStorePath() = %s, want %s", a.Name, got, want[a.Name])
+		}
+	}
+	if _, ok := c.Account("play"); ok {
+		t.Error(`Account("play") found an account`)
+	}
+}

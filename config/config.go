@@ -91,6 +91,9 @@ type Config struct {
 	sources  map[string]Source // where each variable came from; no values
 	fileKeys []string          // unknown names found in the .env file
 	accounts []Account         // EMAIL_ACCOUNTS, loaded (accounts.go)
+	// accountName is the name of an account of EMAIL_ACCOUNTS, "" for the
+	// default account (the Config that Load returns).
+	accountName string
 }
 
 // StartTLS is the STARTTLS mode of IMAP_STARTTLS and SMTP_STARTTLS.

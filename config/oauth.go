@@ -68,15 +68,19 @@ func (c *Config) OAuth() bool { return c.EmailAuth == AuthOAuth2 }
 
 // TokenStorePath is where email-mcp login stores the refresh token and
 // where it is read from: OAUTH_TOKEN_STORE, else EMAIL_DATA_DIR's
-// oauth-token.json, else "".
+// oauth-token.json (oauth-token-NAME.json for an account of
+// EMAIL_ACCOUNTS), else "".
 func (c *Config) TokenStorePath() string {
 	if c.OAuthTokenStore != "" {
 		return c.OAuthTokenStore
 	}
-	if c.EmailDataDir != "" {
-		return filepath.Join(c.EmailDataDir, DefaultTokenStore)
+	if c.EmailDataDir == "" {
+		return ""
 	}
-	return ""
+	if c.accountName != "" {
+		return filepath.Join(c.EmailDataDir, "oauth-token-"+c.accountName+".json")
+	}
+	return filepath.Join(c.EmailDataDir, DefaultTokenStore)
 }
 
 // oauthSources are the variables that each name a token source; at most

@@ -20,12 +20,14 @@ type loginFlags struct {
 	out     string // where to store; default cfg.TokenStorePath()
 	issuer  string // an issuer URL whose metadata names the endpoints
 	browser bool   // the authorization code grant with a loopback redirect
+	account string // an account of EMAIL_ACCOUNTS; "" the default one
 }
 
 // addLoginFlags registers login's flags on fs.
 func addLoginFlags(fs *flag.FlagSet, lf *loginFlags) {
 	fs.StringVar(&lf.out, "out", "", "file to store the refresh token in (default: OAUTH_TOKEN_STORE, or EMAIL_DATA_DIR/oauth-token.json)")
 	fs.BoolVar(&lf.browser, "browser", false, "sign in in a browser on this machine (authorization code + PKCE, loopback redirect) instead of the device grant")
+	fs.StringVar(&lf.account, "account", "", "sign in the account of this name (EMAIL_ACCOUNTS; its prefixed OAUTH_ variables); default: the default account")
 	fs.StringVar(&lf.issuer, "issuer", "", "OAuth issuer URL; its metadata gives the endpoints (default: OAUTH_DEVICE_AUTH_URL and OAUTH_TOKEN_URL)")
 }
 
@@ -34,6 +36,14 @@ func addLoginFlags(fs *flag.FlagSet, lf *loginFlags) {
 // approval and stores the refresh token with mode 0600. The token itself
 // is never printed.
 func runLogin(ctx context.Context, cfg *config.Config, lf loginFlags, stdout, stderr io.Writer) int {
+	if lf.account != "" {
+		acct, ok := cfg.Account(lf.account)
+		if !ok {
+			fmt.Fprintf(stderr, "email-mcp login: no account %q (EMAIL_ACCOUNTS names the accounts)\n", lf.account)
+			return exitConfig
+		}
+		cfg = acct.Config
+	}
 	path := lf.out
 	if path == "" {
 		path = cfg.TokenStorePath()
