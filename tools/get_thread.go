@@ -310,7 +310,7 @@ func threadPreview(ctx context.Context, mail Mailbox, h threadHit) string {
 		b, _ := message.ParseBodies(h.msg.Raw)
 		return preview(b.Text)
 	}
-	text, html := mainTextParts(h.msg.Structure)
+	text, html := h.msg.Structure.Bodies()
 	p := cmp.Or(text, html)
 	if p == nil {
 		return ""

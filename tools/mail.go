@@ -22,6 +22,8 @@ type Mailbox interface {
 	Search(ctx context.Context, folder string, crit imap.SearchCriteria, page imap.PageRequest) (*imap.SearchResult, error)
 	FetchMessage(ctx context.Context, folder string, uid uint32, prefixBytes int64) (*imap.Message, error)
 	FetchParts(ctx context.Context, folder string, uid uint32, paths [][]int, maxBytes int64) ([][]byte, error)
+	ReadMessage(ctx context.Context, folder string, uid uint32, o imap.ReadOptions) (*imap.Display, error)
+	Bodies(ctx context.Context, folder string, m *imap.Message, maxPartBytes int64) (message.Bodies, bool, error)
 	StreamPart(ctx context.Context, folder string, uid uint32, path []int, w io.Writer) (int64, error)
 	SetFlags(ctx context.Context, folder string, uids []uint32, ch imap.FlagChange) (map[uint32][]string, error)
 	Move(ctx context.Context, from string, uid uint32, to string) (uint32, error)
