@@ -103,6 +103,11 @@
 // decoder of downloads). Bodies does the body half for a message fetched
 // already (a reply, a forward).
 //
+// Thread follows a conversation (Message-ID, In-Reply-To, References) to
+// a fixed point over the folder, INBOX, Sent, Archive and All, within its
+// bounds (ThreadRounds, ThreadIDs, ThreadMessages), with SearchThread and
+// FetchMessages, and returns it oldest first with the start of each text.
+//
 // SetFlags and Move check first that every UID exists (one UID SEARCH UID)
 // and change nothing otherwise (ErrMessageNotFound; for SetFlags a
 // *MissingUIDsError naming them). Move uses UID MOVE, or with UIDPLUS UID

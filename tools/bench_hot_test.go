@@ -51,10 +51,6 @@ func (b *benchMail) FetchMessage(context.Context, string, uint32, int64) (*imap.
 	return b.msg, nil
 }
 
-func (b *benchMail) FetchParts(context.Context, string, uint32, [][]int, int64) ([][]byte, error) {
-	return nil, errBenchUnsupported
-}
-
 // ReadMessage decodes the canned message as imap.Client.ReadMessage does
 // once it has fetched it: the decoding stays in what is measured.
 func (b *benchMail) ReadMessage(context.Context, string, uint32, imap.ReadOptions) (*imap.Display, error) {

@@ -21,7 +21,6 @@ type Mailbox interface {
 	ListFolders(ctx context.Context, counts bool) ([]imap.Folder, error)
 	Search(ctx context.Context, folder string, crit imap.SearchCriteria, page imap.PageRequest) (*imap.SearchResult, error)
 	FetchMessage(ctx context.Context, folder string, uid uint32, prefixBytes int64) (*imap.Message, error)
-	FetchParts(ctx context.Context, folder string, uid uint32, paths [][]int, maxBytes int64) ([][]byte, error)
 	ReadMessage(ctx context.Context, folder string, uid uint32, o imap.ReadOptions) (*imap.Display, error)
 	Bodies(ctx context.Context, folder string, m *imap.Message, maxPartBytes int64) (message.Bodies, bool, error)
 	StreamPart(ctx context.Context, folder string, uid uint32, path []int, w io.Writer) (int64, error)
