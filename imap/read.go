@@ -62,7 +62,7 @@ func (c *Client) ReadMessage(ctx context.Context, folder string, uid uint32, o R
 		return nil, fmt.Errorf("%s: %w", op, err)
 	}
 	r := &reading{folder: folder, uid: uid, opts: o}
-	if err := c.doSteps(ctx, op, r.fetch, r.fetchBodies, r.markSeen); err != nil {
+	if err := c.doSteps(ctx, op, r.fetchStep, r.bodiesStep, r.seenStep); err != nil {
 		return nil, err
 	}
 	return r.display(), nil
@@ -76,6 +76,27 @@ type reading struct {
 	msg    *Message
 	parts  []*Part  // the text bodies fetched on their own
 	raws   [][]byte // their encoded bodies
+}
+
+// The steps of ReadMessage (see doSteps): the FETCH, then the text bodies
+// when the message did not come whole, then \Seen when asked.
+func (r *reading) fetchStep() func(*conn) error { return r.fetch }
+
+func (r *reading) bodiesStep() func(*conn) error {
+	if r.msg.Complete {
+		return nil
+	}
+	if r.parts = bodyParts(r.msg.Structure); len(r.parts) == 0 {
+		return nil
+	}
+	return r.fetchBodies
+}
+
+func (r *reading) seenStep() func(*conn) error {
+	if !r.opts.MarkSeen {
+		return nil
+	}
+	return r.markSeen
 }
 
 func (r *reading) fetch(cn *conn) error {
@@ -96,13 +117,6 @@ func (r *reading) fetch(cn *conn) error {
 }
 
 func (r *reading) fetchBodies(cn *conn) error {
-	if r.msg.Complete {
-		return nil
-	}
-	r.parts = bodyParts(r.msg.Structure)
-	if len(r.parts) == 0 {
-		return nil
-	}
 	if _, _, err := cn.selectFolder(r.folder, r.opts.MarkSeen); err != nil {
 		return err
 	}
@@ -112,9 +126,6 @@ func (r *reading) fetchBodies(cn *conn) error {
 }
 
 func (r *reading) markSeen(cn *conn) error {
-	if !r.opts.MarkSeen {
-		return nil
-	}
 	if _, _, err := cn.selectFolder(r.folder, true); err != nil {
 		return err
 	}
@@ -245,16 +256,21 @@ func (p *Part) Bodies() (text, html *Part) {
 }
 
 // doSteps is do for an operation of several exchanges on one connection,
-// which it holds between them (with its selection): each step runs under
-// its own CommandTimeout, as separate operations would, and the first
-// error ends the operation.
-func (c *Client) doSteps(ctx context.Context, op string, steps ...func(cn *conn) error) error {
+// which it holds between them (with its selection). Each of steps is asked,
+// once those before it have run, for its exchange (nil: none); each
+// exchange runs under its own CommandTimeout, as separate operations
+// would, and the first error ends the operation.
+func (c *Client) doSteps(ctx context.Context, op string, steps ...func() func(cn *conn) error) error {
 	cn, err := c.get(ctx)
 	if err != nil {
 		return fmt.Errorf("%s: %w", op, err)
 	}
-	for _, step := range steps {
-		err = cn.run(ctx, c.opts.CommandTimeout, func(*imapclient.Client) error { return retryStale(cn, step) })
+	for _, next := range steps {
+		fn := next()
+		if fn == nil {
+			continue
+		}
+		err = cn.run(ctx, c.opts.CommandTimeout, func(*imapclient.Client) error { return retryStale(cn, fn) })
 		if err != nil {
 			break
 		}

@@ -29,27 +29,31 @@ func bigAlternative(id string, n int) string {
 		"--alt\r\nContent-Type: text/html; charset=utf-8\r\n\r\n<p>html of " + id + "</p>\r\n--alt--\r\n"
 }
 
-// readTheOldWay is what tools/read_email.go did before ReadMessage: a
-// FetchMessage, the text parts with FetchParts when the message did not
-// come whole, then SetFlags for mark_read, each its own operation.
-func readTheOldWay(t *testing.T, c *imap.Client, uid uint32, mark bool) {
+// readTheOldWay is what tools/read_email.go did before ReadMessage, each
+// step its own operation: FetchMessage, the decoding (Display), the text
+// parts with FetchParts (Bodies) when the message did not come whole, then
+// SetFlags for mark_read.
+func readTheOldWay(t testing.TB, c *imap.Client, uid uint32, mark bool) *imap.Display {
 	t.Helper()
 	ctx := context.Background()
 	m, err := c.FetchMessage(ctx, "INBOX", uid, readPrefix)
 	if err != nil {
 		t.Fatalf("FetchMessage(%d) = %v", uid, err)
 	}
+	d := m.Display()
 	if !m.Complete {
-		text, html := m.Structure.Bodies()
-		if _, err := c.FetchParts(ctx, "INBOX", uid, [][]int{text.Path, html.Path}, maxTextPart); err != nil {
-			t.Fatalf("FetchParts(%d) = %v", uid, err)
+		if d.Bodies, d.Incomplete, err = c.Bodies(ctx, "INBOX", m, maxTextPart); err != nil {
+			t.Fatalf("Bodies(%d) = %v", uid, err)
 		}
 	}
 	if mark {
-		if _, err := c.SetFlags(ctx, "INBOX", []uint32{uid}, imap.FlagChange{Seen: ptr(true)}); err != nil {
+		flags, err := c.SetFlags(ctx, "INBOX", []uint32{uid}, imap.FlagChange{Seen: ptr(true)})
+		if err != nil {
 			t.Fatalf("SetFlags(%d) = %v", uid, err)
 		}
+		m.Flags = flags[uid]
 	}
+	return d
 }
 
 // TestReadMessageCommands: ReadMessage sends no more commands than the
@@ -78,7 +82,8 @@ func TestReadMessageCommands(t *testing.T) {
 		}
 		oldUID := ts.deliver(t, "INBOX", raw("old"), day(2024, 1, 1))
 		newUID := ts.deliver(t, "INBOX", raw("new"), day(2024, 1, 1))
-		old := readCommands(t, ts, func(c *imap.Client) { readTheOldWay(t, c, oldUID, tt.mark) })
+		var before *imap.Display
+		old := readCommands(t, ts, func(c *imap.Client) { before = readTheOldWay(t, c, oldUID, tt.mark) })
 		var d *imap.Display
 		got := readCommands(t, ts, func(c *imap.Client) {
 			var err error
@@ -93,6 +98,10 @@ func TestReadMessageCommands(t *testing.T) {
 		}
 		if !strings.HasPrefix(d.Bodies.Text, "start of new") || d.Complete == tt.big || slices.Contains(d.Flags, `\Seen`) != tt.mark {
 			t.Errorf("%s: ReadMessage() = text %.20q, complete %v, flags %v", tt.name, d.Bodies.Text, d.Complete, d.Flags)
+		}
+		if strings.ReplaceAll(before.Bodies.Text, "old", "new") != d.Bodies.Text || strings.ReplaceAll(before.Bodies.HTML, "old", "new") != d.Bodies.HTML ||
+			before.Incomplete != d.Incomplete || !slices.Equal(before.Flags, d.Flags) {
+			t.Errorf("%s: ReadMessage() = %.40q, flags %v; the operations one by one read %.40q, flags %v", tt.name, d.Bodies.Text, d.Flags, before.Bodies.Text, before.Flags)
 		}
 	}
 }
@@ -142,5 +151,41 @@ func TestReadMessage(t *testing.T) {
 	m, err := c.FetchMessage(ctx, "INBOX", 1, 1)
 	if err != nil || slices.Contains(m.Flags, `\Seen`) {
 		t.Errorf("after the refused reads: flags %v, %v; want unread", m.Flags, err)
+	}
+}
+
+// BenchmarkReadMessage: read_email's IMAP side on the in-process server,
+// ReadMessage against the operations it replaces called one by one
+// (readTheOldWay), for a small message, one whose text parts are fetched
+// on their own, and a small one marked read:
+//
+//	go test ./imap -run '^$' -bench ReadMessage -benchmem
+func BenchmarkReadMessage(b *testing.B) {
+	for _, bc := range []struct {
+		name      string
+		big, mark bool
+	}{{"small", false, false}, {"big", true, false}, {"small-mark", false, true}} {
+		ts := newTestServer(b, modePlain, capsFull)
+		raw := rawMessage(testMsg{from: "a@example.test", to: "b@example.test", subject: "small", body: "hello", id: "s", date: day(2024, 1, 1)})
+		if bc.big {
+			raw = bigAlternative("b", 2<<20)
+		}
+		uid := ts.deliver(b, "INBOX", raw, day(2024, 1, 1))
+		c := newClient(b, clientOptions(b, ts.Port, modePlain))
+		o := imap.ReadOptions{PrefixBytes: readPrefix, MaxPartBytes: maxTextPart, MarkSeen: bc.mark}
+		b.Run(bc.name+"/one-by-one", func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				readTheOldWay(b, c, uid, bc.mark)
+			}
+		})
+		b.Run(bc.name+"/ReadMessage", func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := c.ReadMessage(context.Background(), "INBOX", uid, o); err != nil {
+					b.Fatalf("ReadMessage() = %v", err)
+				}
+			}
+		})
 	}
 }
