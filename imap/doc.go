@@ -92,6 +92,22 @@
 // size at 256 KiB/s. Part.Attachments and Part.HasAttachments apply one
 // rule for search summaries and attachment lists.
 //
+// ReadMessage reads a message for display in one call that chooses its
+// own round trips on one connection: FetchMessage's UID FETCH; when the
+// message is longer than the prefix, one UID FETCH of its text bodies
+// (Part.Bodies, the one place that picks them); with MarkSeen, SetFlags'
+// check and STORE on the same selection (SELECTed read-write from the
+// start: one SELECT less than a read followed by SetFlags). It returns
+// the decoded header and bodies and the attachments with their decoded
+// sizes (exact within the fetched bytes, decoded with DecodeStream, the
+// decoder of downloads). Bodies does the body half for a message fetched
+// already (a reply, a forward).
+//
+// Thread follows a conversation (Message-ID, In-Reply-To, References) to
+// a fixed point over the folder, INBOX, Sent, Archive and All, within its
+// bounds (ThreadRounds, ThreadIDs, ThreadMessages), with SearchThread and
+// FetchMessages, and returns it oldest first with the start of each text.
+//
 // SetFlags and Move check first that every UID exists (one UID SEARCH UID)
 // and change nothing otherwise (ErrMessageNotFound; for SetFlags a
 // *MissingUIDsError naming them). Move uses UID MOVE, or with UIDPLUS UID

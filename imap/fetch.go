@@ -183,14 +183,9 @@ func (c *Client) FetchParts(ctx context.Context, folder string, uid uint32, path
 	if err == nil && len(paths) == 0 {
 		err = fmt.Errorf("no part asked: %w", ErrInvalid)
 	}
-	sections := make([]*goimap.FetchItemBodySection, len(paths))
-	for i, p := range paths {
+	for _, p := range paths {
 		if err == nil {
 			err = checkPath(p)
-		}
-		sections[i] = &goimap.FetchItemBodySection{Peek: true, Part: slices.Clone(p)}
-		if maxBytes > 0 {
-			sections[i].Partial = &goimap.SectionPartial{Size: maxBytes}
 		}
 	}
 	if err != nil {
@@ -201,21 +196,35 @@ func (c *Client) FetchParts(ctx context.Context, folder string, uid uint32, path
 		if _, _, err := cn.selectFolder(folder, false); err != nil {
 			return err
 		}
-		b, err := fetchOne(cn, uid, &goimap.FetchOptions{UID: true, BodySection: sections})
-		if err != nil {
-			return err
-		}
-		out = make([][]byte, len(sections))
-		for i, s := range sections {
-			out[i] = b.FindBodySection(s)
-			if out[i] == nil {
-				out[i] = []byte{}
-			}
-		}
-		return nil
+		var err error
+		out, err = fetchSections(cn, uid, paths, maxBytes)
+		return err
 	})
 	if err != nil {
 		return nil, err
+	}
+	return out, nil
+}
+
+// fetchSections runs FetchParts' UID FETCH on the selected folder.
+func fetchSections(cn *conn, uid uint32, paths [][]int, maxBytes int64) ([][]byte, error) {
+	sections := make([]*goimap.FetchItemBodySection, len(paths))
+	for i, p := range paths {
+		sections[i] = &goimap.FetchItemBodySection{Peek: true, Part: slices.Clone(p)}
+		if maxBytes > 0 {
+			sections[i].Partial = &goimap.SectionPartial{Size: maxBytes}
+		}
+	}
+	b, err := fetchOne(cn, uid, &goimap.FetchOptions{UID: true, BodySection: sections})
+	if err != nil {
+		return nil, err
+	}
+	out := make([][]byte, len(sections))
+	for i, s := range sections {
+		out[i] = b.FindBodySection(s)
+		if out[i] == nil {
+			out[i] = []byte{}
+		}
 	}
 	return out, nil
 }

@@ -17,6 +17,7 @@ import (
 
 	"github.com/email-mcp/email-mcp/auth"
 	"github.com/email-mcp/email-mcp/imap"
+	"github.com/email-mcp/email-mcp/message"
 )
 
 // Benchmarks of the tool layer alone: a fake Mailbox answers at once, so
@@ -50,8 +51,14 @@ func (b *benchMail) FetchMessage(context.Context, string, uint32, int64) (*imap.
 	return b.msg, nil
 }
 
-func (b *benchMail) FetchParts(context.Context, string, uint32, [][]int, int64) ([][]byte, error) {
-	return nil, errBenchUnsupported
+// ReadMessage decodes the canned message as imap.Client.ReadMessage does
+// once it has fetched it: the decoding stays in what is measured.
+func (b *benchMail) ReadMessage(context.Context, string, uint32, imap.ReadOptions) (*imap.Display, error) {
+	return b.msg.Display(), nil
+}
+
+func (b *benchMail) Bodies(context.Context, string, *imap.Message, int64) (message.Bodies, bool, error) {
+	return message.Bodies{}, false, errBenchUnsupported
 }
 
 func (b *benchMail) StreamPart(context.Context, string, uint32, []int, io.Writer) (int64, error) {

@@ -2,12 +2,10 @@ package tools
 
 import (
 	"context"
-	"encoding/base64"
 	"errors"
 	"fmt"
 	"io"
 	"mime"
-	"mime/quotedprintable"
 	"strings"
 
 	"github.com/mark3labs/mcp-go/mcp"
@@ -79,7 +77,7 @@ func downloadAttachment(ctx context.Context, mail Mailbox, files *attachments.Wo
 	// Refused at once only when even its smallest possible decoded size is
 	// over the limit; otherwise the workspace's writer enforces the exact
 	// limit while it streams (an estimate refused attachments under it).
-	if least := minDecodedSize(part); least > files.MaxFileSize() {
+	if least := part.MinDecodedSize(); least > files.MaxFileSize() {
 		return nil, errorf(CodeAttachmentTooLarge, "attachment %d is at least %d bytes, over the limit of %d (MAX_ATTACHMENT_SIZE_MB)", *args.AttachmentIndex, least, files.MaxFileSize())
 	}
 	name := args.FilenameOverride
@@ -176,54 +174,17 @@ func downloadError(err error, folder string, uid uint32) error {
 	return messageError(err, folder, uid)
 }
 
-// decodeStream runs stream with a writer that undoes the transfer encoding
-// on the fly and writes the decoded bytes to dst: the part is never held
-// whole in memory.
+// decodeStream is imap.DecodeStream: download_attachment, forward_email
+// and the web inbox decode parts with the decoder that counts read_email's
+// attachment sizes.
 func decodeStream(dst io.Writer, encoding string, stream func(io.Writer) error) error {
-	var decode func(io.Reader) io.Reader
-	switch encoding {
-	case "base64":
-		decode = func(r io.Reader) io.Reader { return base64.NewDecoder(base64.StdEncoding, &base64Filter{r: r}) }
-	case "quoted-printable":
-		decode = func(r io.Reader) io.Reader { return quotedprintable.NewReader(r) }
-	default:
-		return stream(dst)
-	}
-	pr, pw := io.Pipe()
-	done := make(chan error, 1)
-	go func() {
-		_, err := io.Copy(dst, decode(pr))
-		pr.CloseWithError(err) // a failed decode or write stops the stream
-		done <- err
-	}()
-	serr := stream(pw)
-	pw.CloseWithError(serr)
-	derr := <-done
-	if serr != nil {
-		return serr
-	}
-	if derr != nil {
-		return fmt.Errorf("decode %s: %w", encoding, derr)
-	}
-	return nil
+	return imap.DecodeStream(dst, encoding, stream)
 }
 
-// base64Filter drops everything that is not base64 alphabet (line breaks,
-// stray spaces, garbage some mailers add), as mail readers do.
-type base64Filter struct{ r io.Reader }
+// countWriter counts what is written to it.
+type countWriter int64
 
-func (f *base64Filter) Read(p []byte) (int, error) {
-	for {
-		n, err := f.r.Read(p)
-		k := 0
-		for _, c := range p[:n] {
-			if c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '+' || c == '/' || c == '=' {
-				p[k] = c
-				k++
-			}
-		}
-		if k > 0 || err != nil {
-			return k, err
-		}
-	}
+func (c *countWriter) Write(p []byte) (int, error) {
+	*c += countWriter(len(p))
+	return len(p), nil
 }

@@ -130,29 +130,16 @@ func readEmail(ctx context.Context, mail Mailbox, args readArgs) (*ReadResult, e
 	if format != "text" && format != "html" && format != "both" {
 		return nil, invalidArg("format must be text, html or both")
 	}
-	msg, err := mail.FetchMessage(ctx, folder, args.UID.UID, readPrefix)
+	d, err := mail.ReadMessage(ctx, folder, args.UID.UID, imap.ReadOptions{
+		PrefixBytes: readPrefix, MaxPartBytes: maxTextPart, UIDValidity: args.UID.Validity, MarkSeen: args.MarkRead,
+	})
 	if err != nil {
 		return nil, messageError(err, folder, args.UID.UID)
 	}
-	if err := checkValidity(*args.UID, msg.UIDValidity, folder); err != nil {
-		return nil, err
-	}
-	hdr, _ := message.ParseHeader(msg.Raw)
-	bodies, incomplete, err := messageBodies(ctx, mail, folder, msg)
-	if err != nil {
-		return nil, messageError(err, folder, args.UID.UID)
-	}
-	out := readResult(folder, msg, hdr)
-	window(out, bodies, format, args.Offset, maxChars)
-	out.Incomplete = incomplete
-	if args.MarkRead {
-		seen := true
-		flags, err := mail.SetFlags(ctx, folder, []uint32{msg.UID}, imap.FlagChange{Seen: &seen})
-		if err != nil {
-			return nil, messageError(err, folder, msg.UID)
-		}
-		out.Flags = nonNil(flags[msg.UID])
-	}
+	out := readResult(folder, d.Message, d.Header)
+	out.Attachment, out.AttachmentsTotal = attachmentList(d.Attachments)
+	window(out, d.Bodies, format, args.Offset, maxChars)
+	out.Incomplete = d.Incomplete
 	return out, nil
 }
 
@@ -164,78 +151,18 @@ func messageError(err error, folder string, uid uint32) error {
 	return folderError(err, folder)
 }
 
-// messageBodies decodes the main bodies: from the raw message when it came
-// whole, else by fetching only its text parts, at most maxTextPart of each;
-// incomplete reports that one was longer (it was cut, never silently).
+// messageBodies decodes the main bodies of msg, fetching its text parts
+// when msg did not come whole (imap.Client.Bodies); incomplete reports that
+// one was longer than maxTextPart (it was cut, never silently).
 func messageBodies(ctx context.Context, mail Mailbox, folder string, msg *imap.Message) (b message.Bodies, incomplete bool, err error) {
-	if msg.Complete {
-		b, _ := message.ParseBodies(msg.Raw)
-		return b, false, nil
-	}
-	textPart, htmlPart := mainTextParts(msg.Structure)
-	var parts []*imap.Part
-	for _, p := range []*imap.Part{textPart, htmlPart} {
-		if p != nil {
-			parts = append(parts, p)
-		}
-	}
-	if len(parts) == 0 {
-		return message.Bodies{}, false, nil
-	}
-	paths := make([][]int, len(parts))
-	for i, p := range parts {
-		paths[i] = p.Path
-	}
-	raws, err := mail.FetchParts(ctx, folder, msg.UID, paths, maxTextPart)
-	if err != nil {
-		return message.Bodies{}, false, err
-	}
-	var text, html string
-	for i, p := range parts {
-		incomplete = incomplete || len(raws[i]) >= maxTextPart && p.Size > maxTextPart
-		s, _ := message.DecodeText(raws[i], p.MediaType(), p.Params, p.Encoding)
-		if p == textPart {
-			text = s
-		} else {
-			html = s
-		}
-	}
-	return message.MakeBodies(text, html), incomplete, nil
-}
-
-// mainTextParts finds the first text/plain and text/html parts that are
-// bodies (not attachments, not inside a forwarded message).
-func mainTextParts(root *imap.Part) (text, html *imap.Part) {
-	var walk func(p *imap.Part)
-	walk = func(p *imap.Part) {
-		if p == nil {
-			return
-		}
-		if p.Type == "multipart" {
-			for _, ch := range p.Children {
-				walk(ch)
-			}
-			return
-		}
-		if p.Type != "text" || p.Disposition == "attachment" || p.Filename != "" {
-			return
-		}
-		switch {
-		case p.Subtype == "plain" && text == nil:
-			text = p
-		case p.Subtype == "html" && html == nil:
-			html = p
-		}
-	}
-	walk(root)
-	return text, html
+	return mail.Bodies(ctx, folder, msg, maxTextPart)
 }
 
 func readResult(folder string, msg *imap.Message, hdr message.Header) *ReadResult {
 	out := &ReadResult{
 		UID: msg.UID, ID: msgID(msg.UIDValidity, msg.UID), Folder: folder,
 		MessageID: boundID(hdr.MessageID), From: firstAddress(hdr.From, messageAddr),
-		Date: formatTime(hdr.Date), Flags: nonNil(msg.Flags),
+		Date: formatTime(hdr.Date), Flags: nonNil(msg.Flags), Attachment: []AttachmentInfo{},
 	}
 	out.Subject, out.SubjectTruncated = boundSubject(hdr.Subject, false)
 	out.To, out.ToTotal = boundAddresses(hdr.To, message.MaxAddresses, false, messageAddr)
@@ -246,7 +173,6 @@ func readResult(folder string, msg *imap.Message, hdr message.Header) *ReadResul
 	if n > 0 {
 		out.ReferencesTotal = &n
 	}
-	out.Attachment, out.AttachmentsTotal = attachmentList(msg.Structure, msg.Raw, msg.Complete)
 	if len(hdr.InReplyTo) > 0 {
 		out.InReplyTo = boundID(hdr.InReplyTo[0])
 	}
@@ -305,44 +231,21 @@ func window(out *ReadResult, b message.Bodies, format string, offset, maxChars i
 	}
 }
 
-// attachmentList lists the attachments in the order download_attachment
-// indexes them (imap.Part.Attachments is the one source of that order).
-// raw is what was fetched of the message, for exact sizes
-// (attachment_size.go).
-func attachmentList(root *imap.Part, raw []byte, whole bool) ([]AttachmentInfo, *int) {
+// attachmentList lists the attachments (imap.Display's, in the order
+// download_attachment indexes them), at most message.MaxAttachments.
+func attachmentList(all []imap.Attachment) ([]AttachmentInfo, *int) {
 	out := []AttachmentInfo{}
-	if root == nil {
-		return out, nil
-	}
-	all := root.Attachments()
 	kept, total := message.BoundList(all, message.MaxAttachments)
-	var bodies map[string][]byte
-	for i, p := range kept {
-		if bodies == nil && (p.Encoding == "base64" || p.Encoding == "quoted-printable") {
-			bodies = rawBodies(raw, whole)
-		}
+	for i, a := range kept {
 		out = append(out, AttachmentInfo{
-			Index: i, Filename: boundName(clean(p.Filename)), ContentType: boundContentType(mediaType(p)),
-			SizeBytes: attachmentSize(p, bodies), Inline: p.IsEmbedded() || p.Disposition == "inline",
+			Index: i, Filename: boundName(clean(a.Filename)), ContentType: boundContentType(mediaType(a.Part)),
+			SizeBytes: a.DecodedSize, Inline: a.IsEmbedded() || a.Disposition == "inline",
 		})
 	}
 	if total == 0 {
 		return out, nil
 	}
 	return out, &total
-}
-
-// minDecodedSize is a lower bound of a part's decoded size: base64 carries
-// at least 1 byte per 2 encoded ones (3 per 4, less line breaks on lines
-// of 4 or more), quoted-printable at least 1 per 4 (=XX and soft breaks).
-func minDecodedSize(p *imap.Part) int64 {
-	switch p.Encoding {
-	case "base64":
-		return p.Size / 2
-	case "quoted-printable":
-		return p.Size / 4
-	}
-	return p.Size
 }
 
 func nonNil(s []string) []string {

@@ -1,4 +1,4 @@
-package tools
+package imap
 
 import (
 	"bufio"
@@ -8,17 +8,15 @@ import (
 	"net/textproto"
 	"strconv"
 	"strings"
-
-	"github.com/email-mcp/email-mcp/imap"
 )
 
 // Attachment sizes.
 //
-// read_email's size_bytes is the size download_attachment saves: the part
-// decoded. BODYSTRUCTURE gives only the encoded size, so when the part
-// lies inside the bytes read_email fetched anyway (the whole message, or
-// its first readPrefix bytes), it is decoded there with download's own
-// decoder and counted: exact. Beyond those bytes it is estimated from the
+// An attachment's size in ReadMessage's Display is the size its download
+// saves: the part decoded. BODYSTRUCTURE gives only the encoded size, so
+// when the part lies inside the bytes ReadMessage fetched anyway (the whole
+// message, or its first ReadOptions.PrefixBytes), it is decoded there with
+// DecodeStream, the decoder downloads use, and counted: exact. Beyond those bytes it is estimated from the
 // encoded size: base64 in lines of 76 characters (what mailers write)
 // within a few bytes, quoted-printable as an upper bound, other encodings
 // exact (nothing to undo).
@@ -26,7 +24,7 @@ import (
 // attachmentSize is the decoded size of attachment p: exact from its body
 // in bodies (rawBodies of the fetched bytes) when that body is there and
 // has the size BODYSTRUCTURE gives, else decodedSize's estimate.
-func attachmentSize(p *imap.Part, bodies map[string][]byte) int64 {
+func attachmentSize(p *Part, bodies map[string][]byte) int64 {
 	if p.Encoding != "base64" && p.Encoding != "quoted-printable" {
 		return p.Size
 	}
@@ -35,7 +33,7 @@ func attachmentSize(p *imap.Part, bodies map[string][]byte) int64 {
 		return decodedSize(p)
 	}
 	var n countWriter
-	if err := decodeStream(&n, p.Encoding, func(w io.Writer) error {
+	if err := DecodeStream(&n, p.Encoding, func(w io.Writer) error {
 		_, err := w.Write(b)
 		return err
 	}); err != nil {
@@ -49,7 +47,7 @@ func attachmentSize(p *imap.Part, bodies map[string][]byte) int64 {
 // but the last ended by CRLF (the last CRLF belongs to the boundary),
 // counting the padding it cannot see (at most 2 bytes over);
 // quoted-printable unchanged (an upper bound).
-func decodedSize(p *imap.Part) int64 {
+func decodedSize(p *Part) int64 {
 	if p.Encoding != "base64" {
 		return p.Size
 	}
@@ -103,11 +101,11 @@ type partWalker struct {
 // children walks the parts of a multipart body at path; complete: the body
 // ends where the part does (it was not cut).
 func (w *partWalker) children(body []byte, boundary string, path []int, depth int, complete bool) {
-	if depth >= imap.MaxDepth {
+	if depth >= MaxDepth {
 		return
 	}
 	for i, part := range splitMultipart(body, boundary, complete) {
-		if w.parts >= imap.MaxParts {
+		if w.parts >= MaxParts {
 			return
 		}
 		w.parts++
@@ -219,4 +217,18 @@ func lineEnd(body []byte, pos int) int {
 		return len(body)
 	}
 	return pos + i + 1
+}
+
+// MinDecodedSize is a lower bound of the part's decoded size: base64
+// carries at least 1 byte per 2 encoded ones (3 per 4, less line breaks on
+// lines of 4 or more), quoted-printable at least 1 per 4 (=XX and soft
+// breaks).
+func (p *Part) MinDecodedSize() int64 {
+	switch p.Encoding {
+	case "base64":
+		return p.Size / 2
+	case "quoted-printable":
+		return p.Size / 4
+	}
+	return p.Size
 }
