@@ -68,21 +68,6 @@ func boundLink(url string) *string {
 	return &url
 }
 
-// boundLinks keeps the first message.MaxLinks links that are within
-// message.MaxLinkBytes.
-func boundLinks(urls []string) []string {
-	out := make([]string, 0, min(len(urls), message.MaxLinks))
-	for _, u := range urls {
-		if len(out) == message.MaxLinks {
-			break
-		}
-		if len(u) <= message.MaxLinkBytes {
-			out = append(out, u)
-		}
-	}
-	return out
-}
-
 // boundName cuts a file name or a folder's word at message.MaxNameChars.
 func boundName(s string) string {
 	s, _ = message.BoundText(s, message.MaxNameChars)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"net"
 	"os"
 
@@ -11,6 +12,7 @@ import (
 
 	"github.com/email-mcp/email-mcp/attachments"
 	"github.com/email-mcp/email-mcp/imap"
+	"github.com/email-mcp/email-mcp/inbox"
 	"github.com/email-mcp/email-mcp/smtp"
 )
 
@@ -182,4 +184,35 @@ func errorResult(e *Error) *mcp.CallToolResult {
 	res := mcp.NewToolResultStructured(map[string]any{"error": body}, string(e.Code)+": "+e.Message)
 	res.IsError = true
 	return res
+}
+
+// inboxError maps the errors of package inbox onto codes, with the
+// messages and details the model reads; other errors pass.
+func inboxError(err error) error {
+	var fe *inbox.FolderError
+	if errors.As(err, &fe) {
+		return folderError(fe.Err, fe.Folder)
+	}
+	var e *inbox.Error
+	if !errors.As(err, &e) {
+		return err
+	}
+	te := &Error{Code: inboxCodes[e.Kind], Message: e.Msg, Cause: e.Cause}
+	switch e.Kind {
+	case inbox.Timeout:
+		te.Details = map[string]any{"next_since": e.NextSince}
+	case inbox.RateLimited:
+		te.Details = map[string]any{"retry_after_seconds": int(math.Ceil(e.RetryAfter.Seconds()))}
+	}
+	return te
+}
+
+// inboxCodes are the codes of inbox's kinds of error.
+var inboxCodes = map[inbox.Kind]Code{
+	inbox.Invalid:       CodeInvalidArgument,
+	inbox.NotFound:      CodeInboxNotFound,
+	inbox.Timeout:       CodeWaitTimeout,
+	inbox.RateLimited:   CodeRateLimited,
+	inbox.FolderMissing: CodeFolderNotFound,
+	inbox.Unsupported:   CodeInternal,
 }

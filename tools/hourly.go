@@ -1,58 +1,18 @@
 package tools
 
 import (
-	"sync"
 	"time"
+
+	"github.com/email-mcp/email-mcp/internal/hourly"
 )
 
-// hourlyLimit counts events per key in a sliding hour: send_test_code's
-// samples, and this process's own share of SEND_MAX_PER_HOUR (a fast
-// refusal in front of the account's count in the mailbox, sendlog.go). It
-// lives in the process: a restart forgets it, and replicas count apart
-// (documented for send_test_code). The zero value is ready.
-type hourlyLimit struct {
-	mu     sync.Mutex
-	events map[string][]time.Time // per key, oldest first
+// hourlyLimit is this process's own share of SEND_MAX_PER_HOUR
+// (send_policy.go): hourly.Limit under the names send_policy.go calls.
+// The zero value is ready.
+type hourlyLimit struct{ l hourly.Limit }
+
+func (h *hourlyLimit) take(now time.Time, limits map[string]int) time.Duration {
+	return h.l.Take(now, limits)
 }
 
-// take records an event at now for every key when all are under their
-// limits and returns 0; otherwise it records nothing and returns how long
-// until the fullest key has room again.
-func (l *hourlyLimit) take(now time.Time, limits map[string]int) (wait time.Duration) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if l.events == nil {
-		l.events = map[string][]time.Time{}
-	}
-	for key, limit := range limits {
-		recent := l.events[key]
-		for len(recent) > 0 && now.Sub(recent[0]) >= time.Hour {
-			recent = recent[1:]
-		}
-		l.events[key] = recent
-		if len(recent) >= limit {
-			wait = max(wait, time.Hour-now.Sub(recent[len(recent)-limit]))
-		}
-	}
-	if wait > 0 {
-		return wait
-	}
-	for key := range limits {
-		l.events[key] = append(l.events[key], now)
-	}
-	return 0
-}
-
-// forget removes one event recorded at t under key (an event that turned
-// out not to count).
-func (l *hourlyLimit) forget(key string, t time.Time) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	ev := l.events[key]
-	for i := len(ev) - 1; i >= 0; i-- {
-		if ev[i].Equal(t) {
-			l.events[key] = append(ev[:i], ev[i+1:]...)
-			return
-		}
-	}
-}
+func (h *hourlyLimit) forget(key string, t time.Time) { h.l.Forget(key, t) }

@@ -2,12 +2,15 @@ package tools
 
 import (
 	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
 
-	"github.com/email-mcp/email-mcp/extract"
-	"github.com/email-mcp/email-mcp/imap"
-	"github.com/email-mcp/email-mcp/message"
+	"github.com/email-mcp/email-mcp/inbox"
 )
 
 type waitArgs struct {
@@ -15,9 +18,32 @@ type waitArgs struct {
 	SubjectContains string   `json:"subject_contains"`
 	Sender          string   `json:"sender"`
 	Timeout         *float64 `json:"timeout"`
-	Since           Since    `json:"since"`
+	Since           sinceArg `json:"since"`
 	MinConfidence   *float64 `json:"min_confidence"`
 }
+
+// sinceArg is the since argument: an inbox.Since whose refusal is an
+// argument error (INVALID_ARGUMENT with its message, from bindArgs).
+type sinceArg struct{ inbox.Since }
+
+func (s *sinceArg) UnmarshalJSON(b []byte) error {
+	err := s.Since.UnmarshalJSON(b)
+	var e *inbox.Error
+	if errors.As(err, &e) {
+		return &argError{e.Msg}
+	}
+	return err
+}
+
+// sinceParam declares since: a string or a number.
+func sinceParam() mcp.ToolOption {
+	return mcp.WithAny("since", func(m map[string]any) { m["type"] = []string{"string", "number"} },
+		mcp.Description(sinceDescription))
+}
+
+const sinceDescription = "only mail after this. Best: an id (next_since, or a result's id: exact). Also 0 (everything), " +
+	"unix seconds or ms, RFC 3339 or YYYY-MM-DD (UTC): a time counts mail of its whole second or later. " +
+	"Omitted: mail arriving after the call starts"
 
 func waitParams(extra ...mcp.ToolOption) []mcp.ToolOption {
 	return append([]mcp.ToolOption{
@@ -58,8 +84,10 @@ type WaitLinkResult struct {
 	SubjectTruncated bool `json:"subject_truncated,omitempty" jsonschema:"the subject is longer than 1000 characters: it ends early"`
 }
 
-func waitSpec(ib *inboxes, name, title, desc string, output mcp.ToolOption, extra []mcp.ToolOption,
-	match func(a waitArgs, m *imap.NewMail, validity uint32) (any, bool)) *spec {
+// waitSpec is a wait tool: bind, check the filters, wait for want, shape
+// what was found.
+func waitSpec(ib *inbox.Inboxes, name, title, desc string, want inbox.Want, output mcp.ToolOption, extra []mcp.ToolOption,
+	shape func(*inbox.Found) any) *spec {
 	return &spec{
 		name: name, title: title, description: desc + waitNote + inboxNote,
 		toolset:  ToolsetInbox,
@@ -67,73 +95,80 @@ func waitSpec(ib *inboxes, name, title, desc string, output mcp.ToolOption, extr
 		params: waitParams(extra...),
 		output: output,
 		handle: func(ctx context.Context, req mcp.CallToolRequest) (any, error) {
-			var args waitArgs
-			if err := bindArgs(req, &args); err != nil {
+			var a waitArgs
+			if err := bindArgs(req, &a); err != nil {
 				return nil, err
 			}
-			addr, err := ib.resolveWait(ctx, args)
+			if err := checkFilters(filter{"subject_contains", a.SubjectContains}, filter{"sender", a.Sender}); err != nil {
+				return nil, err
+			}
+			w := inbox.Wait{InboxID: a.InboxID, Want: want, Since: a.Since.Since, Timeout: a.Timeout,
+				MinConfidence: a.MinConfidence, Progress: progressOf(ctx, req)}
+			if a.SubjectContains != "" || a.Sender != "" {
+				w.Accept = func(m *inbox.Mail) bool {
+					return matches(inboxHead(m.Validity, m.UID, m.Arrived, m.Header), a.SubjectContains, a.Sender)
+				}
+			}
+			found, err := ib.Wait(ctx, w)
 			if err != nil {
 				return nil, err
 			}
-			timeout, err := ib.clampTimeout(args.Timeout)
-			if err != nil {
-				return nil, err
-			}
-			c, err := ib.pinCutoff(ctx, args.Since)
-			if err != nil {
-				return nil, err
-			}
-			return ib.wait(ctx, req, addr, c, timeout, func(m *imap.NewMail) (any, bool) { return match(args, m, c.validity) })
+			return shape(found), nil
 		},
 	}
 }
 
-func waitForEmailSpec(ib *inboxes) *spec {
+// matches applies subject_contains and sender to a summary.
+func matches(m InboxMessage, subject, sender string) bool {
+	return (subject == "" || strings.Contains(strings.ToLower(m.Subject), strings.ToLower(subject))) &&
+		(sender == "" || strings.Contains(strings.ToLower(m.From), strings.ToLower(sender)))
+}
+
+func waitForEmailSpec(ib *inbox.Inboxes) *spec {
 	return waitSpec(ib, "wait_for_email", "Wait for an email",
 		"Wait for the next message to a test inbox (optionally with subject_contains and sender) and return it with its code and link.",
-		mcp.WithOutputSchema[WaitEmailResult](),
+		inbox.AnyMail, mcp.WithOutputSchema[WaitEmailResult](),
 		[]mcp.ToolOption{mcp.WithString("subject_contains"), mcp.WithString("sender")},
-		func(a waitArgs, m *imap.NewMail, validity uint32) (any, bool) {
-			hdr, _ := message.ParseHeader(m.Raw) // the filters first: the body only for a match
-			if !matches(inboxHead(validity, m.UID, m.InternalDate, hdr), a.SubjectContains, a.Sender) {
-				return nil, false
-			}
-			return &WaitEmailResult{inboxMessage(validity, m.UID, m.InternalDate, m.Raw)}, true
-		})
+		func(f *inbox.Found) any { return &WaitEmailResult{inboxMessage(&f.Mail)} })
 }
 
-func waitForOTPSpec(ib *inboxes) *spec {
+func waitForOTPSpec(ib *inbox.Inboxes) *spec {
 	return waitSpec(ib, "wait_for_otp", "Wait for a one-time code",
 		"Wait until a message with a one-time code (OTP, verification code) reaches a test inbox and return the code.",
-		mcp.WithOutputSchema[WaitOTPResult](),
+		inbox.Code, mcp.WithOutputSchema[WaitOTPResult](),
 		[]mcp.ToolOption{mcp.WithNumber("min_confidence", mcp.DefaultNumber(0), mcp.Min(0), mcp.Max(1),
 			mcp.Description("ignore codes found with less confidence (0..1); a code counts as found from 0.5"))},
-		func(a waitArgs, m *imap.NewMail, validity uint32) (any, bool) {
-			view, hdr := extractView(m.Raw)
-			otp, ok := extract.BestOTP(view)
-			if !ok || (a.MinConfidence != nil && otp.Confidence < *a.MinConfidence) {
-				return nil, false
-			}
-			s := inboxHead(validity, m.UID, m.InternalDate, hdr)
-			return &WaitOTPResult{OTP: otp.Code, Confidence: otp.Confidence, Subject: s.Subject, From: s.From, ID: s.ID, ReceivedAt: s.ReceivedAt, SubjectTruncated: s.SubjectTruncated}, true
+		func(f *inbox.Found) any {
+			s := inboxHead(f.Validity, f.UID, f.Arrived, f.Header)
+			return &WaitOTPResult{OTP: f.Code.Code, Confidence: f.Code.Confidence, Subject: s.Subject, From: s.From, ID: s.ID, ReceivedAt: s.ReceivedAt, SubjectTruncated: s.SubjectTruncated}
 		})
 }
 
-func waitForLinkSpec(ib *inboxes) *spec {
+func waitForLinkSpec(ib *inbox.Inboxes) *spec {
 	return waitSpec(ib, "wait_for_link", "Wait for a magic link",
 		"Wait until a message with an action link (verify, confirm, sign in, reset password) reaches a test inbox and return the link. The link is never fetched: open it yourself.",
-		mcp.WithOutputSchema[WaitLinkResult](), nil,
-		func(a waitArgs, m *imap.NewMail, validity uint32) (any, bool) {
-			view, hdr := extractView(m.Raw)
-			var urls []string
-			for _, l := range extract.Links(view) {
-				urls = append(urls, l.URL)
-			}
-			urls = boundLinks(urls) // bounds: SECURITY.md
-			if len(urls) == 0 {
-				return nil, false
-			}
-			s := inboxHead(validity, m.UID, m.InternalDate, hdr)
-			return &WaitLinkResult{Link: urls[0], Links: urls, Subject: s.Subject, From: s.From, ID: s.ID, ReceivedAt: s.ReceivedAt, SubjectTruncated: s.SubjectTruncated}, true
+		inbox.Link, mcp.WithOutputSchema[WaitLinkResult](), nil,
+		func(f *inbox.Found) any {
+			s := inboxHead(f.Validity, f.UID, f.Arrived, f.Header)
+			return &WaitLinkResult{Link: f.Links[0], Links: f.Links, Subject: s.Subject, From: s.From, ID: s.ID, ReceivedAt: s.ReceivedAt, SubjectTruncated: s.SubjectTruncated}
 		})
+}
+
+// progressOf sends a wait's progress as notifications/progress when the
+// client asked for them with a progress token; nil otherwise.
+func progressOf(ctx context.Context, req mcp.CallToolRequest) func(context.Context, time.Duration, time.Duration) {
+	srv := server.ServerFromContext(ctx)
+	if req.Params.Meta == nil || req.Params.Meta.ProgressToken == nil || srv == nil {
+		return nil
+	}
+	token := req.Params.Meta.ProgressToken
+	return func(ctx context.Context, elapsed, timeout time.Duration) {
+		done, total := int(elapsed.Seconds()), int(timeout.Seconds())
+		_ = srv.SendNotificationToClient(ctx, string(mcp.MethodNotificationProgress), map[string]any{
+			"progressToken": token,
+			"progress":      done,
+			"total":         total,
+			"message":       fmt.Sprintf("waiting for email… %ds of %ds", done, total),
+		})
+	}
 }

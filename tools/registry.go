@@ -32,6 +32,7 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/email-mcp/email-mcp/attachments"
+	"github.com/email-mcp/email-mcp/inbox"
 )
 
 // Toolset names.
@@ -391,15 +392,7 @@ func allSpecs(deps Deps, opts Options) []*spec {
 		specs = append(specs, draftSpecs(deps.Mail, o, deps.Files)...)
 	}
 	if deps.Inbox != nil && deps.Inboxes.Address != "" {
-		if deps.Inboxes.Folder == "" {
-			deps.Inboxes.Folder = "INBOX"
-		}
-		ib := &inboxes{store: deps.Inbox, opts: deps.Inboxes}
-		specs = append(specs,
-			createInboxSpec(ib), listInboxesSpec(ib), listMessagesSpec(ib), getLatestSpec(ib),
-			waitForEmailSpec(ib), waitForOTPSpec(ib), waitForLinkSpec(ib),
-			sendTestCodeSpec(ib, &hourlyLimit{}), deleteInboxSpec(ib),
-		)
+		specs = append(specs, inboxSpecs(inbox.New(deps.Inbox, deps.Inboxes))...)
 	}
 	return specs
 }

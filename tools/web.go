@@ -11,6 +11,7 @@ import (
 
 	"github.com/email-mcp/email-mcp/extract"
 	"github.com/email-mcp/email-mcp/imap"
+	"github.com/email-mcp/email-mcp/inbox"
 	"github.com/email-mcp/email-mcp/message"
 )
 
@@ -189,7 +190,7 @@ type Found struct {
 // Find runs the extractors of the waits on a raw message and returns the
 // Found as JSON.
 func (s *Server) Find(raw []byte) json.RawMessage {
-	view, _ := extractView(raw)
+	view, _ := inbox.View(raw)
 	var f Found
 	if otp, ok := extract.BestOTP(view); ok {
 		f.OTP, f.OTPConfidence = otp.Code, otp.Confidence

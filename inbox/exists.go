@@ -1,8 +1,7 @@
-package tools
+package inbox
 
 import (
 	"context"
-	"errors"
 	"strings"
 	"sync"
 	"time"
@@ -53,30 +52,26 @@ const (
 	markerPageSize = 50
 )
 
-// exists reports whether the inbox addr has its marker in markerFolder: the
+// exists reports whether the inbox addr has its marker in MarkerFolder: the
 // mailbox is the record, so every replica over one account agrees. SEARCH
 // TO matches substrings (x-1@d is in ax-1@d), so each hit's To is compared
 // whole.
-func (ib *inboxes) exists(ctx context.Context, addr string) (bool, error) {
+func (ib *Inboxes) exists(ctx context.Context, addr string) (bool, error) {
 	if ib.known.has(addr, time.Now()) {
 		return true, nil
 	}
 	req := imap.PageRequest{Limit: markerPageSize}
 	for range maxMarkerPages {
-		res, err := ib.store.Search(ctx, markerFolder, imap.SearchCriteria{To: addr}, req)
-		if errors.Is(err, imap.ErrFolderNotFound) {
+		res, err := ib.store.Search(ctx, MarkerFolder, imap.SearchCriteria{To: addr}, req)
+		if isMissing(err) {
 			return false, nil // no inbox created yet
 		}
 		if err != nil {
-			return false, folderError(err, markerFolder)
+			return false, inFolder(err, MarkerFolder)
 		}
-		for _, m := range res.Messages {
-			for _, to := range m.To {
-				if strings.EqualFold(to.Email, addr) {
-					ib.known.add(addr, time.Now())
-					return true, nil
-				}
-			}
+		if hasMarker(res, addr) {
+			ib.known.add(addr, time.Now())
+			return true, nil
 		}
 		if res.NextBeforeUID == 0 {
 			return false, nil
@@ -86,7 +81,14 @@ func (ib *inboxes) exists(ctx context.Context, addr string) (bool, error) {
 	return false, nil
 }
 
-// inboxNotFound is the error for a well-formed inbox id that names no inbox.
-func inboxNotFound(id string) *Error {
-	return errorf(CodeInboxNotFound, "there is no test inbox %q (never created, or deleted): create one with create_inbox; list_inboxes lists them", truncate(id, 80))
+// hasMarker reports whether a page of markers has one To addr, whole.
+func hasMarker(res *imap.SearchResult, addr string) bool {
+	for _, m := range res.Messages {
+		for _, to := range m.To {
+			if strings.EqualFold(to.Email, addr) {
+				return true
+			}
+		}
+	}
+	return false
 }

@@ -1,16 +1,13 @@
-package tools
+package inbox
 
 import (
 	"encoding/json"
-	"fmt"
 	"math"
 	"sort"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
-
-	"github.com/mark3labs/mcp-go/mcp"
 )
 
 // Since is the since argument of the wait tools, in every form users write
@@ -50,7 +47,7 @@ const sinceFuture = 24 * time.Hour
 const millisFrom = 1e11
 
 // UnmarshalJSON accepts a JSON number or string in one of Since's forms;
-// anything else is an error that says what is accepted.
+// anything else is an Invalid error that says what is accepted.
 func (s *Since) UnmarshalJSON(b []byte) error {
 	raw := strings.TrimSpace(string(b))
 	if raw == "null" {
@@ -163,25 +160,14 @@ func parseSinceID(s string) (validity, uid uint32, ok bool) {
 	return uint32(v), uint32(u), true
 }
 
-// sinceArgError is an argument error (INVALID_ARGUMENT with its message
-// once bindArgs decodes it).
+// sinceArgError is an Invalid error about since.
 func sinceArgError(format string, args ...any) error {
-	return &argError{fmt.Sprintf(format, args...)}
+	return invalid(format, args...)
 }
 
 func sinceError(got string) error {
-	return &argError{fmt.Sprintf("since must be 0 (everything), unix seconds or milliseconds, RFC 3339 (with or without zone), a date YYYY-MM-DD, or a message id msg_<uidvalidity>_<uid> (got %s)", truncate(got, 60))}
+	return invalid("since must be 0 (everything), unix seconds or milliseconds, RFC 3339 (with or without zone), a date YYYY-MM-DD, or a message id msg_<uidvalidity>_<uid> (got %s)", truncate(got, 60))
 }
-
-// sinceParam declares since: a string or a number.
-func sinceParam() mcp.ToolOption {
-	return mcp.WithAny("since", func(m map[string]any) { m["type"] = []string{"string", "number"} },
-		mcp.Description(sinceDescription))
-}
-
-const sinceDescription = "only mail after this. Best: an id (next_since, or a result's id: exact). Also 0 (everything), " +
-	"unix seconds or ms, RFC 3339 or YYYY-MM-DD (UTC): a time counts mail of its whole second or later. " +
-	"Omitted: mail arriving after the call starts"
 
 // arrivals remembers moments at which the folder's UIDNEXT was known: at
 // time at, every message with a UID below next had arrived. It ties a

@@ -1,4 +1,4 @@
-package tools
+package inbox
 
 import (
 	"encoding/json"
@@ -63,17 +63,17 @@ func TestSinceForms(t *testing.T) {
 	for _, b := range bad {
 		var s Since
 		err := json.Unmarshal([]byte(b), &s)
-		var ae *argError
-		if err == nil || !asArgError(err, &ae) || !strings.Contains(ae.msg, "since") {
+		var ae *Error
+		if err == nil || !asArgError(err, &ae) || !strings.Contains(ae.Msg, "since") {
 			t.Errorf("since %s: err = %v, want an argument error about since", b, err)
 		}
 	}
 }
 
-func asArgError(err error, target **argError) bool {
-	ae, ok := err.(*argError)
+func asArgError(err error, target **Error) bool {
+	ae, ok := err.(*Error)
 	*target = ae
-	return ok
+	return ok && ae.Kind == Invalid
 }
 
 func itoa(n int64) string { return strconv.FormatInt(n, 10) }

@@ -1,0 +1,48 @@
+package tools
+
+import (
+	"errors"
+	"fmt"
+	"reflect"
+	"testing"
+	"time"
+
+	"github.com/email-mcp/email-mcp/imap"
+	"github.com/email-mcp/email-mcp/inbox"
+)
+
+// TestInboxErrorCodes: every kind of inbox error becomes its stable code,
+// with inbox's message and the details the model reads; a folder error
+// names its folder; other errors pass to Classify untouched.
+func TestInboxErrorCodes(t *testing.T) {
+	cause := errors.New("server text")
+	tests := []struct {
+		err     error
+		code    Code
+		msg     string
+		details map[string]any
+	}{
+		{&inbox.Error{Kind: inbox.Invalid, Msg: "inbox_id is required"}, CodeInvalidArgument, "inbox_id is required", nil},
+		{&inbox.Error{Kind: inbox.NotFound, Msg: "there is no test inbox"}, CodeInboxNotFound, "there is no test inbox", nil},
+		{&inbox.Error{Kind: inbox.Timeout, Msg: "nothing", NextSince: "msg_7_42"}, CodeWaitTimeout, "nothing", map[string]any{"next_since": "msg_7_42"}},
+		{&inbox.Error{Kind: inbox.RateLimited, Msg: "later", RetryAfter: 1500 * time.Millisecond}, CodeRateLimited, "later", map[string]any{"retry_after_seconds": 2}},
+		{&inbox.Error{Kind: inbox.FolderMissing, Msg: "no trash", Cause: cause}, CodeFolderNotFound, "no trash", nil},
+		{&inbox.Error{Kind: inbox.Unsupported, Msg: "no MOVE", Cause: cause}, CodeInternal, "no MOVE", nil},
+		{fmt.Errorf("wait: %w", &inbox.FolderError{Folder: "INBOX", Err: imap.ErrFolderNotFound}), CodeFolderNotFound,
+			`folder "INBOX" does not exist (list_folders shows the names)`, nil},
+	}
+	for _, tt := range tests {
+		te := Classify(inboxError(tt.err))
+		if te.Code != tt.code || te.Message != tt.msg || !reflect.DeepEqual(te.Details, tt.details) {
+			t.Errorf("inboxError(%v) = %s %q %v, want %s %q %v", tt.err, te.Code, te.Message, te.Details, tt.code, tt.msg, tt.details)
+		}
+	}
+	for _, kind := range []inbox.Kind{inbox.Invalid, inbox.NotFound, inbox.Timeout, inbox.RateLimited, inbox.FolderMissing, inbox.Unsupported} {
+		if _, ok := inboxCodes[kind]; !ok {
+			t.Errorf("inboxCodes has no code for kind %d", kind)
+		}
+	}
+	if err := inboxError(imap.ErrAuthFailed); !errors.Is(err, imap.ErrAuthFailed) || Classify(err).Code != CodeAuthFailed {
+		t.Errorf("inboxError(ErrAuthFailed) = %v, want it untouched (AUTH_FAILED)", err)
+	}
+}
