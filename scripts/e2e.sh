@@ -167,7 +167,7 @@ section "Go SDK (modelcontextprotocol/go-sdk): server/discover on 2026-07-28, to
 rc=0
 (cd e2e/gosdk && E2E_BIN="$bin" timeout 300 go test -count=1 -v ./...) >"$work/gosdk.txt" 2>&1 || rc=$?
 if [ "$rc" = 0 ]; then grep -E '^(--- |ok)' "$work/gosdk.txt"; else cat "$work/gosdk.txt"; fi
-record "go sdk" "$rc"
+record "go sdk sandbox" "$rc"
 
 # --- the web inbox in a real browser ------------------------------------------
 section "web inbox (/ui) in headless Chromium (chromedp): sign-in, live mail, code, attachment, delete; refusals"
@@ -323,6 +323,13 @@ if [ -n "$dovecot_dir" ]; then
   stdio_env="$work/dovecot-stdio.env"
   dovecot_env "$stdio_env" "$self_stdio" "$stdio_base"
   run_sdk dovecot
+
+  section "Dovecot: the Go SDK suite again, each server on a fresh Dovecot user (E2E_DOVECOT_ENV)"
+  rc=0
+  (cd e2e/gosdk && E2E_BIN="$bin" E2E_DOVECOT_ENV="$DOVECOT_DIR/env" timeout 300 go test -count=1 -v ./...) \
+    >"$work/gosdk-dovecot.txt" 2>&1 || rc=$?
+  if [ "$rc" = 0 ]; then grep -E '^(--- |ok)' "$work/gosdk-dovecot.txt"; else cat "$work/gosdk-dovecot.txt"; fi
+  record "go sdk dovecot" "$rc"
 else
   section "Dovecot: skipped (no DOVECOT_DIR given)"
 fi

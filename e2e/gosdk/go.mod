@@ -2,7 +2,11 @@ module github.com/email-mcp/email-mcp/e2e/gosdk
 
 go 1.26
 
-require github.com/modelcontextprotocol/go-sdk v1.8.0
+require (
+	github.com/emersion/go-sasl v0.0.0-20241020182733-b788ff22d5a6
+	github.com/emersion/go-smtp v0.25.1
+	github.com/modelcontextprotocol/go-sdk v1.8.0
+)
 
 require (
 	github.com/google/jsonschema-go v0.4.3 // indirect

@@ -20,9 +20,11 @@ import (
 
 const key = "e2e-gosdk-key-0123456789abcdef"
 
-// server is one email-mcp process on its sandbox, on free loopback ports.
+// server is one email-mcp process on free loopback ports, over the
+// account of the tier under test (tier_test.go).
 type server struct {
-	url, smtpAddr string
+	url string
+	*account
 }
 
 // freePort asks the kernel for a free loopback port.
@@ -53,13 +55,13 @@ func binary(t *testing.T) string {
 
 func start(t *testing.T) *server {
 	t.Helper()
-	mcpPort, smtpPort, imapPort := freePort(t), freePort(t), freePort(t)
+	acct := newAccount(t)
+	mcpPort := freePort(t)
 	cmd := exec.Command(binary(t))
 	cmd.Dir = t.TempDir()
-	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + cmd.Dir, "MCP_API_KEY=" + key,
-		fmt.Sprintf("MCP_PORT=%d", mcpPort),
-		fmt.Sprintf("DEV_SMTP_ADDR=127.0.0.1:%d", smtpPort),
-		fmt.Sprintf("DEV_IMAP_ADDR=127.0.0.1:%d", imapPort)}
+	cmd.Env = append([]string{"PATH=" + os.Getenv("PATH"), "HOME=" + cmd.Dir, "MCP_API_KEY=" + key,
+		fmt.Sprintf("MCP_PORT=%d", mcpPort)}, acct.env...)
+	t.Logf("tier %s, INBOX_ADDRESS %s", acct.tier, acct.me)
 	logs, err := os.Create(filepath.Join(cmd.Dir, "server.log"))
 	if err != nil {
 		t.Fatal(err)
@@ -84,7 +86,7 @@ func start(t *testing.T) *server {
 			t.Logf("server log:\n%s", b)
 		}
 	})
-	s := &server{url: fmt.Sprintf("http://127.0.0.1:%d", mcpPort), smtpAddr: fmt.Sprintf("127.0.0.1:%d", smtpPort)}
+	s := &server{url: fmt.Sprintf("http://127.0.0.1:%d", mcpPort), account: acct}
 	for i := 0; i < 200; i++ {
 		if r, err := http.Get(s.url + "/health"); err == nil {
 			r.Body.Close()
@@ -167,22 +169,30 @@ func mustCall(t *testing.T, ctx context.Context, cs *mcp.ClientSession, name str
 	return out
 }
 
-func sendMail(t *testing.T, addr, to, subject, body string) {
+// sendMail sends the app's mail to the account's SMTP server, logging in
+// when the tier asks for it (the Dovecot relay does).
+func sendMail(t *testing.T, s *server, to, subject, body string) {
 	t.Helper()
-	msg := "From: app@example.test\r\nTo: " + to + "\r\nSubject: " + subject +
+	msg := "From: " + s.app + "\r\nTo: " + to + "\r\nSubject: " + subject +
 		"\r\nMessage-ID: <" + fmt.Sprint(time.Now().UnixNano()) + "@app.example.test>\r\n\r\n" + body + "\r\n"
 	// As an app under test does, in plain text on loopback (smtp.SendMail
 	// would take the sandbox's STARTTLS and refuse its self-signed
 	// certificate).
-	c, err := smtp.Dial(addr)
+	c, err := smtp.Dial(s.smtpAddr)
 	if err != nil {
-		t.Fatalf("SMTP to the sandbox: %v", err)
+		t.Fatalf("SMTP to the %s: %v", s.tier, err)
 	}
 	defer c.Close()
 	if err := c.Hello("localhost"); err != nil {
 		t.Fatal(err)
 	}
-	if err := c.Mail("app@example.test"); err != nil {
+	if s.smtpUser != "" {
+		// net/smtp sends PLAIN in clear text only to 127.0.0.1 or localhost.
+		if err := c.Auth(smtp.PlainAuth("", s.smtpUser, s.smtpPass, "127.0.0.1")); err != nil {
+			t.Fatalf("SMTP AUTH: %v", err)
+		}
+	}
+	if err := c.Mail(s.app); err != nil {
 		t.Fatal(err)
 	}
 	if err := c.Rcpt(to); err != nil {
@@ -257,7 +267,7 @@ func TestGoSDK2026(t *testing.T) {
 		got <- out
 	}()
 	time.Sleep(300 * time.Millisecond)
-	sendMail(t, s.smtpAddr, addr, "Your sign-in code", "Your verification code is 482913. It expires in 10 minutes.")
+	sendMail(t, s, addr, "Your sign-in code", "Your verification code is 482913. It expires in 10 minutes.")
 	if res := <-got; res["otp"] != "482913" {
 		t.Fatalf("wait_for_otp across an SMTP delivery = %v, want otp 482913", res)
 	}

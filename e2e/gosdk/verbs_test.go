@@ -28,7 +28,7 @@ func TestGoSDKEverydayVerbs(t *testing.T) {
 	defer cancel()
 	s := start(t)
 	cs := connect(t, ctx, s, "2026-07-28")
-	me := "agent@sandbox.localhost"
+	me := s.me
 	subject := fmt.Sprintf("gosdk verbs %d", time.Now().UnixNano())
 
 	find := func(folder, subj string) []any {
@@ -36,7 +36,7 @@ func TestGoSDKEverydayVerbs(t *testing.T) {
 		m, _ := r["messages"].([]any)
 		return m
 	}
-	sendMail(t, s.smtpAddr, me, subject, "the first message of a thread")
+	sendMail(t, s, me, subject, "the first message of a thread")
 	var first map[string]any
 	eventually(t, "the first message", func() bool {
 		m := find("INBOX", subject)
