@@ -169,12 +169,18 @@ var systemFlags = map[string]string{
 }
 
 // flagStrings converts flags, with system flags in their canonical case.
+// \Recent is left out: it belongs to one IMAP session (the first to see
+// the message since it arrived; RFC 3501 2.3.2), so Dovecot showed it to
+// one call and not the next, and IMAP4rev2 drops it.
 func flagStrings(flags []goimap.Flag) []string {
 	out := make([]string, 0, len(flags))
 	for _, f := range flags {
 		s := string(f)
 		if c, ok := systemFlags[strings.ToLower(s)]; ok {
 			s = c
+		}
+		if s == `\Recent` {
+			continue
 		}
 		out = append(out, s)
 	}
