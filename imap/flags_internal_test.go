@@ -16,3 +16,16 @@ func TestFlagStrings(t *testing.T) {
 		t.Errorf("flagStrings() = %q, want %q", got, want)
 	}
 }
+
+// TestSortFolders: INBOX first, then by name, whatever the server's order.
+func TestSortFolders(t *testing.T) {
+	l := []Folder{{Name: "Trash"}, {Name: "Archive"}, {Name: "Sent"}, {Name: "INBOX"}, {Name: "Archive/2024"}}
+	sortFolders(l)
+	var got []string
+	for _, f := range l {
+		got = append(got, f.Name)
+	}
+	if want := []string{"INBOX", "Archive", "Archive/2024", "Sent", "Trash"}; !slices.Equal(got, want) {
+		t.Errorf("sortFolders() = %q, want %q", got, want)
+	}
+}

@@ -3,6 +3,7 @@ package imap
 import (
 	"context"
 	"errors"
+	"slices"
 	"strings"
 
 	goimap "github.com/emersion/go-imap/v2"
@@ -56,6 +57,7 @@ func listFolders(cn *conn, counts bool) ([]Folder, error) {
 	for _, d := range data {
 		folders = append(folders, folderFrom(d))
 	}
+	sortFolders(folders)
 	if counts && (opts == nil || opts.ReturnStatus == nil) {
 		if err := statusEach(cn.ic, folders); err != nil {
 			return nil, err
@@ -168,4 +170,20 @@ func (c *Client) FindSpecialUse(ctx context.Context, use string) (string, error)
 		}
 	}
 	return "", nil
+}
+
+// sortFolders puts INBOX first and the others in name order (byte order of
+// the decoded names), whatever order the server listed them in: Dovecot
+// lists INBOX last, the sandbox first.
+func sortFolders(folders []Folder) {
+	slices.SortStableFunc(folders, func(a, b Folder) int {
+		ai, bi := strings.EqualFold(a.Name, "INBOX"), strings.EqualFold(b.Name, "INBOX")
+		switch {
+		case ai && !bi:
+			return -1
+		case bi && !ai:
+			return 1
+		}
+		return strings.Compare(a.Name, b.Name)
+	})
 }
