@@ -52,7 +52,7 @@ func folderError(err error, folder string) error {
 	case errors.Is(err, imap.ErrFolderNotFound):
 		return &Error{Code: CodeFolderNotFound, Message: fmt.Sprintf("folder %q does not exist (list_folders shows the names)", folder), Cause: err}
 	case errors.Is(err, imap.ErrUIDValidityChanged):
-		return &Error{Code: CodeMessageNotFound, Message: fmt.Sprintf("folder %q was recreated since this id was issued (UIDVALIDITY changed): search again", folder), Cause: err}
+		return &Error{Code: CodeMessageNotFound, Message: fmt.Sprintf("this id is not of folder %q as it is now (its UIDVALIDITY differs: the folder was recreated since the id was issued, or the id is of another folder): search again", folder), Cause: err}
 	case errors.Is(err, imap.ErrSearchCharset):
 		return &Error{Code: CodeInvalidArgument, Message: "the server cannot search for non-ASCII text", Cause: err}
 	}
