@@ -22,6 +22,7 @@ import (
 	"github.com/email-mcp/email-mcp/imap"
 	"github.com/email-mcp/email-mcp/smtp"
 	"github.com/email-mcp/email-mcp/tools"
+	"github.com/email-mcp/email-mcp/transport"
 )
 
 // app is everything one run of email-mcp wires together.
@@ -334,10 +335,10 @@ func randomToken(n int) string {
 
 // readyChecks are what /ready verifies: an IMAP NOOP through the pool and an
 // SMTP EHLO.
-func (a *app) readyChecks() []tools.ReadyCheck {
-	checks := []tools.ReadyCheck{{Name: "imap", Check: a.mail.Noop}}
+func (a *app) readyChecks() []transport.ReadyCheck {
+	checks := []transport.ReadyCheck{{Name: "imap", Check: a.mail.Noop}}
 	if a.sender != nil {
-		checks = append(checks, tools.ReadyCheck{Name: "smtp", Check: a.sender.Check})
+		checks = append(checks, transport.ReadyCheck{Name: "smtp", Check: a.sender.Check})
 	}
 	return checks
 }

@@ -1,17 +1,17 @@
-package tools
+package transport
 
 import (
 	"context"
 	"encoding/json"
 	"errors"
-	"maps"
 	"net/http"
 	"regexp"
-	"slices"
 	"strings"
 	"sync"
 
 	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/email-mcp/email-mcp/tools"
 )
 
 // The API documentation (/openapi.json and /docs) is built from the tools
@@ -34,10 +34,10 @@ type toolDoc struct {
 }
 
 // listedTools asks the MCP server for tools/list, as GET /mcp/tools does.
-func (s *Server) listedTools(ctx context.Context) ([]toolDoc, error) {
+func (s *endpoints) listedTools(ctx context.Context) ([]toolDoc, error) {
 	raw, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 1, "method": "tools/list"})
 	var result any
-	switch m := s.mcp.HandleMessage(ctx, raw).(type) {
+	switch m := s.ts.MCP().HandleMessage(ctx, raw).(type) {
 	case mcp.JSONRPCResponse:
 		result = m.Result
 	case *mcp.JSONRPCResponse:
@@ -224,7 +224,10 @@ func rawOr(raw json.RawMessage, fallback string) json.RawMessage {
 // baseSchemas are the schemas that do not depend on the tools.
 func baseSchemas() map[string]any {
 	str, boolean := map[string]any{"type": "string"}, map[string]any{"type": "boolean"}
-	codes := slices.Sorted(maps.Keys(codeInfo))
+	var codes []tools.Code
+	for _, c := range tools.Codes() {
+		codes = append(codes, c.Code)
+	}
 	return map[string]any{
 		"ToolList": map[string]any{"type": "object", "required": []string{"tools"}, "properties": map[string]any{
 			"tools": map[string]any{"type": "array", "items": map[string]any{
@@ -351,12 +354,13 @@ func docBase(r *http.Request, publicURL, basePath string) string {
 }
 
 // renderOpenAPI is the /openapi.json body for the server at base.
-func (s *Server) renderOpenAPI(ctx context.Context, base string) ([]byte, error) {
+func (s *endpoints) renderOpenAPI(ctx context.Context, base string) ([]byte, error) {
 	list, err := s.listedTools(ctx)
 	if err != nil {
 		return nil, err
 	}
-	doc := apiDoc{name: s.opts.Name, version: s.opts.Version, base: base, readOnly: s.opts.ReadOnly}
+	info := s.ts.Info()
+	doc := apiDoc{name: info.Name, version: info.Version, base: base, readOnly: info.ReadOnly}
 	return json.Marshal(openAPI(doc, list))
 }
 
