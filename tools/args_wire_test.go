@@ -14,6 +14,7 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/email-mcp/email-mcp/tools"
+	"github.com/email-mcp/email-mcp/transport"
 )
 
 // rawStdio is a stdio session with ts: raw JSON-RPC lines in, lines out.
@@ -31,7 +32,7 @@ func startRawStdio(t *testing.T, ts *tools.Server) *rawStdio {
 	ctx, cancel := context.WithCancel(context.Background())
 	s := &rawStdio{in: inW, out: bufio.NewScanner(outR), next: 100, done: make(chan error, 1)}
 	s.out.Buffer(make([]byte, 1<<20), 8<<20)
-	go func() { s.done <- ts.ServeStdio(ctx, inR, outW); _ = outW.Close() }()
+	go func() { s.done <- transport.ServeStdio(ctx, ts, inR, outW); _ = outW.Close() }()
 	t.Cleanup(func() {
 		_ = inW.Close()
 		cancel()

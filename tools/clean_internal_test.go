@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/email-mcp/email-mcp/message"
+	"github.com/email-mcp/email-mcp/tools/toolstest"
 )
 
 func TestCleanJSON(t *testing.T) {
@@ -39,7 +40,7 @@ func TestCleanJSON(t *testing.T) {
 // (accents, no hidden characters), beside the json.Marshal it follows:
 // go test ./tools -run '^$' -bench HotCleanResult -benchmem
 func BenchmarkHotCleanResult(b *testing.B) {
-	page := benchPage(50)
+	page := toolstest.BenchPage(50)
 	res := &SearchResult{Folder: page.Folder, UIDValidity: page.UIDValidity, Total: page.Total}
 	for _, m := range page.Messages {
 		res.Messages = append(res.Messages, summary(page.UIDValidity, m))

@@ -16,6 +16,7 @@ import (
 
 	"github.com/email-mcp/email-mcp/auth"
 	"github.com/email-mcp/email-mcp/tools"
+	"github.com/email-mcp/email-mcp/transport"
 )
 
 // docsServer serves env's tools with the documentation open (auth.Public),
@@ -30,7 +31,7 @@ func docsServer(t *testing.T, env *testEnv) *httptest.Server {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h, err := env.tools.Handler(tools.HTTPOptions{Auth: mw, Public: pub})
+	h, err := transport.Handler(env.tools, transport.Options{Auth: mw, Public: pub})
 	if err != nil {
 		t.Fatalf("Handler() = %v", err)
 	}
@@ -250,7 +251,7 @@ func TestDocsFollowServedTools(t *testing.T) {
 }
 
 // TestDocsAccess: the documentation needs no key but keeps the Host,
-// Origin and query-key checks; without HTTPOptions.Public it is behind Auth.
+// Origin and query-key checks; without transport.Options.Public it is behind Auth.
 func TestDocsAccess(t *testing.T) {
 	env := newTestEnv(t, tools.Options{})
 	srv := docsServer(t, env)
@@ -330,7 +331,7 @@ func BenchmarkDocs(b *testing.B) {
 	env := newTestEnv(b, tools.Options{})
 	mw, _ := auth.New(auth.Options{Keys: []string{testKey}})
 	pub, _ := auth.Public(auth.Options{})
-	h, err := env.tools.Handler(tools.HTTPOptions{Auth: mw, Public: pub})
+	h, err := transport.Handler(env.tools, transport.Options{Auth: mw, Public: pub})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/email-mcp/email-mcp/imap"
 	"github.com/email-mcp/email-mcp/smtp"
 	"github.com/email-mcp/email-mcp/tools"
+	"github.com/email-mcp/email-mcp/transport"
 )
 
 const testKey = "test-key-0123456789"
@@ -69,7 +70,7 @@ func newTestEnv(t testing.TB, opts tools.Options) *testEnv {
 	if err != nil {
 		t.Fatalf("auth.New() = %v", err)
 	}
-	h, err := ts.Handler(tools.HTTPOptions{Auth: mw, Ready: []tools.ReadyCheck{{Name: "imap", Check: mail.Noop}}})
+	h, err := transport.Handler(ts, transport.Options{Auth: mw, Ready: []transport.ReadyCheck{{Name: "imap", Check: mail.Noop}}})
 	if err != nil {
 		t.Fatalf("Handler() = %v", err)
 	}

@@ -1,6 +1,7 @@
-// Package tools is the MCP face of email-mcp: the tool schemas and handlers,
-// the table of stable error codes, and the wiring of the transports
-// (Streamable HTTP, legacy SSE, stdio and the seed's REST endpoints).
+// Package tools is the MCP face of email-mcp: the tool schemas and handlers
+// and the table of stable error codes. The transports that bring calls to it
+// (Streamable HTTP, legacy SSE, stdio and the seed's REST endpoints) are
+// package transport's.
 //
 // Every tool is declared once, as a spec with its toolset, its annotations
 // and a handler that returns either a result value or an error. The registry
@@ -76,6 +77,8 @@ type Server struct {
 	deps    Deps     // the default account's, for the web inbox's extra operations (web.go)
 	// accounts are the mailboxes served, the default first (accounts.go).
 	accounts []Account
+
+	hook resultHook // the transport's ResultHook (transport.go)
 }
 
 // spec declares one tool.
@@ -266,7 +269,7 @@ func (s *Server) wrap(sp *spec) server.ToolHandlerFunc {
 		if audited(sp, args) {
 			s.audit(ctx, sp, args, text, nil)
 		}
-		if res := placeholderResult(ctx, text); res != nil { // /mcp: see splice.go
+		if res := s.placeholder(ctx, text); res != nil { // /mcp: the transport's splice
 			return res, nil
 		}
 		if cleaned {

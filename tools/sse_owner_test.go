@@ -12,6 +12,7 @@ import (
 
 	"github.com/email-mcp/email-mcp/auth"
 	"github.com/email-mcp/email-mcp/tools"
+	"github.com/email-mcp/email-mcp/transport"
 )
 
 // The two API keys of twoKeyServer.
@@ -89,7 +90,7 @@ func twoKeyServer(t *testing.T) *httptest.Server {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h, err := ts.Handler(tools.HTTPOptions{Auth: mw})
+	h, err := transport.Handler(ts, transport.Options{Auth: mw})
 	if err != nil {
 		t.Fatal(err)
 	}

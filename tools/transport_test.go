@@ -13,10 +13,11 @@ import (
 	"time"
 
 	"github.com/mark3labs/mcp-go/client"
-	"github.com/mark3labs/mcp-go/client/transport"
+	mcptransport "github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/email-mcp/email-mcp/tools"
+	"github.com/email-mcp/email-mcp/transport"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files")
@@ -120,7 +121,7 @@ func checkListFolders(t testing.TB, res *mcp.CallToolResult, wantInbox uint32) {
 func TestStreamableHTTPListFolders(t *testing.T) {
 	env := newTestEnv(t, tools.Options{Name: "email-mcp", Version: "test"})
 	env.sendMail(t, "someone@example.test", "hello")
-	c, err := client.NewStreamableHttpClient(env.http.URL+"/mcp", transport.WithHTTPHeaders(map[string]string{"X-API-Key": testKey}))
+	c, err := client.NewStreamableHttpClient(env.http.URL+"/mcp", mcptransport.WithHTTPHeaders(map[string]string{"X-API-Key": testKey}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -137,7 +138,7 @@ func TestStreamableHTTPListFolders(t *testing.T) {
 
 func TestSSEListFolders(t *testing.T) {
 	env := newTestEnv(t, tools.Options{})
-	c, err := client.NewSSEMCPClient(env.http.URL+"/sse", transport.WithHeaders(map[string]string{"Authorization": "Bearer " + testKey}))
+	c, err := client.NewSSEMCPClient(env.http.URL+"/sse", mcptransport.WithHeaders(map[string]string{"Authorization": "Bearer " + testKey}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -152,8 +153,11 @@ func TestStdioListFolders(t *testing.T) {
 	clientIn, serverOut := io.Pipe()
 	serverIn, clientOut := io.Pipe()
 	done := make(chan error, 1)
-	go func() { done <- env.tools.ServeStdio(context.Background(), serverIn, serverOut); _ = serverOut.Close() }()
-	c := client.NewClient(transport.NewIO(clientIn, clientOut, io.NopCloser(strings.NewReader(""))))
+	go func() {
+		done <- transport.ServeStdio(context.Background(), env.tools, serverIn, serverOut)
+		_ = serverOut.Close()
+	}()
+	c := client.NewClient(mcptransport.NewIO(clientIn, clientOut, io.NopCloser(strings.NewReader(""))))
 	initClient(t, c)
 	checkListFolders(t, callTool(t, c, "list_folders", map[string]any{"include_counts": true}), 2)
 	// EOF on stdin ends the server cleanly.

@@ -18,6 +18,7 @@ import (
 	"github.com/email-mcp/email-mcp/devmail"
 	"github.com/email-mcp/email-mcp/imap"
 	"github.com/email-mcp/email-mcp/tools"
+	"github.com/email-mcp/email-mcp/transport"
 	"github.com/email-mcp/email-mcp/web"
 )
 
@@ -59,7 +60,7 @@ func newEnvStop(t testing.TB, readOnly bool, stop chan struct{}) *env {
 		t.Fatal(err)
 	}
 	pages := web.New(web.Options{Tools: srv, Auth: mw, Key: key, Stop: stop})
-	h, err := srv.Handler(tools.HTTPOptions{Auth: mw, Pages: pages})
+	h, err := transport.Handler(srv, transport.Options{Auth: mw, Pages: pages})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/email-mcp/email-mcp/devmail"
 	"github.com/email-mcp/email-mcp/imap"
 	"github.com/email-mcp/email-mcp/tools"
+	"github.com/email-mcp/email-mcp/transport"
 )
 
 const sandboxPassword = "sandbox-test-password"
@@ -121,7 +122,7 @@ func newToolsServer(t *testing.T, sb *devmail.Server) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h, err := ts.Handler(tools.HTTPOptions{Auth: mw})
+	h, err := transport.Handler(ts, transport.Options{Auth: mw})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -176,7 +176,7 @@ func withConn(ctx context.Context, c net.Conn) context.Context {
 	return ctx
 }
 
-// markAuthenticated is tools.HTTPOptions.Admitted: the connection of a
+// markAuthenticated is transport.Options.Admitted: the connection of a
 // request that passed the API key check and sent its whole body has proved
 // it holds a key, so the limit keeps it over connections that have not.
 func markAuthenticated(r *http.Request) {

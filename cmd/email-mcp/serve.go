@@ -17,7 +17,7 @@ import (
 
 	"github.com/email-mcp/email-mcp/auth"
 	"github.com/email-mcp/email-mcp/config"
-	"github.com/email-mcp/email-mcp/tools"
+	"github.com/email-mcp/email-mcp/transport"
 	"github.com/email-mcp/email-mcp/web"
 )
 
@@ -72,7 +72,7 @@ func (a *app) endWaits() {
 
 // buildHTTP puts the auth middleware in front of the tools' HTTP endpoints,
 // and the web inbox (/ui) behind the same middleware.
-func buildHTTP(a *app, key string, log *slog.Logger) (*tools.HTTP, *web.Handler, error) {
+func buildHTTP(a *app, key string, log *slog.Logger) (*transport.HTTP, *web.Handler, error) {
 	basePath, hosts := "", slices.Clone(a.cfg.MCPAllowedHosts)
 	if a.cfg.MCPBaseURL != "" {
 		if u, err := url.Parse(a.cfg.MCPBaseURL); err == nil {
@@ -115,7 +115,7 @@ func buildHTTP(a *app, key string, log *slog.Logger) (*tools.HTTP, *web.Handler,
 	}
 	pages := web.New(web.Options{Tools: a.tools, Auth: pageMW, Key: key, Name: a.cfg.MCPServerName,
 		Secure: strings.HasPrefix(a.cfg.MCPBaseURL, "https:"), Logger: log.With("component", "web"), Stop: a.stopWaits})
-	h, err := a.tools.Handler(tools.HTTPOptions{Auth: mw, Public: public, PublicURL: a.cfg.MCPBaseURL, Ready: a.readyChecks(),
+	h, err := transport.Handler(a.tools, transport.Options{Auth: mw, Public: public, PublicURL: a.cfg.MCPBaseURL, Ready: a.readyChecks(),
 		BasePath: basePath, BodyTimeout: bodyTimeout, Admitted: markAuthenticated, Pages: pages})
 	return h, pages, err
 }
@@ -146,12 +146,12 @@ func baseOrigin(base string) []string {
 var readHeaderTimeout = 10 * time.Second
 
 // bodyTimeout bounds how long a request body may take once the headers are
-// in (plus time for its size at tools' minimum rate); a variable so that a
+// in (plus time for its size at transport's minimum rate); a variable so that a
 // test can shorten it.
 var bodyTimeout = 10 * time.Second
 
 // newHTTPServer sets the timeouts: headers must arrive quickly (slow-loris),
-// bodies too (tools.HTTPOptions.BodyTimeout, per request: ReadTimeout would
+// bodies too (transport.Options.BodyTimeout, per request: ReadTimeout would
 // cancel long waits), idle keep-alive connections are closed, and there is
 // no WriteTimeout, which would cut SSE streams and long waits. ConnState and
 // ConnContext tell the connection limit which connections are idle and which
@@ -173,7 +173,7 @@ func newHTTPServer(h http.Handler, log *slog.Logger) *http.Server {
 // wait would otherwise hold the drain to its deadline and then be cut
 // (CANCELLED, nothing to continue from); it answers WAIT_TIMEOUT with
 // next_since at once instead.
-func serveUntilDone(ctx context.Context, srv *http.Server, ln net.Listener, h *tools.HTTP, log *slog.Logger, endWaits func()) int {
+func serveUntilDone(ctx context.Context, srv *http.Server, ln net.Listener, h *transport.HTTP, log *slog.Logger, endWaits func()) int {
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	select {

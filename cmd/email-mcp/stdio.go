@@ -5,6 +5,7 @@ import (
 	"io"
 
 	"github.com/email-mcp/email-mcp/config"
+	"github.com/email-mcp/email-mcp/transport"
 )
 
 // runStdio is `email-mcp stdio`: MCP over stdin/stdout for desktop clients.
@@ -18,7 +19,7 @@ func runStdio(ctx context.Context, cfg *config.Config, stdin io.Reader, stdout, 
 	}
 	defer a.Close()
 	log.Info("email-mcp serving MCP on stdio", "version", buildVersion(), "sandbox", cfg.Sandbox(), "tools", len(a.tools.ToolNames()))
-	if err := a.tools.ServeStdio(ctx, stdin, stdout); err != nil {
+	if err := transport.ServeStdio(ctx, a.tools, stdin, stdout); err != nil {
 		log.Error("stdio", "err", err)
 		return exitFailure
 	}

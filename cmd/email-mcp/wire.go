@@ -23,6 +23,7 @@ import (
 	"github.com/email-mcp/email-mcp/imap"
 	"github.com/email-mcp/email-mcp/smtp"
 	"github.com/email-mcp/email-mcp/tools"
+	"github.com/email-mcp/email-mcp/transport"
 )
 
 // app is everything one run of email-mcp wires together.
@@ -403,16 +404,16 @@ func randomToken(n int) string {
 
 // readyChecks are what /ready verifies: an IMAP NOOP through the pool and an
 // SMTP EHLO.
-func (a *app) readyChecks() []tools.ReadyCheck {
-	var checks []tools.ReadyCheck
+func (a *app) readyChecks() []transport.ReadyCheck {
+	var checks []transport.ReadyCheck
 	for i, b := range a.boxes {
 		suffix := ""
 		if i > 0 {
 			suffix = ":" + b.name // the default account's checks keep their names
 		}
-		checks = append(checks, tools.ReadyCheck{Name: "imap" + suffix, Check: b.mail.Noop})
+		checks = append(checks, transport.ReadyCheck{Name: "imap" + suffix, Check: b.mail.Noop})
 		if b.sender != nil {
-			checks = append(checks, tools.ReadyCheck{Name: "smtp" + suffix, Check: b.sender.Check})
+			checks = append(checks, transport.ReadyCheck{Name: "smtp" + suffix, Check: b.sender.Check})
 		}
 	}
 	return checks

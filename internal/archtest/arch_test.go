@@ -44,6 +44,7 @@ var allowed = map[string][]string{
 	"internal/faultproxy": nil,
 	"internal/archtest":   nil,
 	"web":                 nil,
+	"transport":           {"tools", "auth"},
 }
 
 // upstream mirrors the doc's second table: the only packages that may
@@ -51,7 +52,7 @@ var allowed = map[string][]string{
 var upstream = map[string][]string{
 	"github.com/emersion/go-imap/v2":       {"imap", "devmail", "internal/mailtest", "cmd/email-mcp-bench"},
 	"github.com/emersion/go-smtp":          {"smtp", "devmail", "cmd/email-mcp-bench", "scripts/scale"},
-	"github.com/mark3labs/mcp-go":          {"tools", "cmd/email-mcp"},
+	"github.com/mark3labs/mcp-go":          {"tools", "cmd/email-mcp", "transport"},
 	"github.com/kelseyhightower/envconfig": {"config"},
 	"golang.org/x/oauth2":                  {"oauth"},
 }

@@ -1,4 +1,4 @@
-package tools
+package transport
 
 import (
 	"bytes"
@@ -11,6 +11,8 @@ import (
 	"testing"
 
 	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/email-mcp/email-mcp/tools/toolstest"
 )
 
 // awkward are texts that JSON escapes in every way it can: quotes,
@@ -25,14 +27,14 @@ var awkward = []string{
 // TestSpliceMatchesMCPGo: an answer on /mcp, with the result spliced in, is
 // byte for byte what mcp-go writes for the same call without the splice.
 func TestSpliceMatchesMCPGo(t *testing.T) {
-	page := benchPage(len(awkward) * 2)
+	page := toolstest.BenchPage(len(awkward) * 2)
 	for i := range page.Messages {
 		page.Messages[i].Subject = awkward[i%len(awkward)]
 		page.Messages[i].From[0].Name = awkward[(i+1)%len(awkward)]
 	}
-	msg := benchMessage()
+	msg := toolstest.BenchMessage()
 	msg.Raw = bytes.Replace(msg.Raw, []byte("Line 1 of"), []byte(strings.Join(awkward, " | ")), 1)
-	mail := &benchMail{page: page, msg: msg}
+	mail := &toolstest.BenchMail{Page: page, Msg: msg}
 	s, url := newBenchServerWith(t, mail)
 	c := &http.Client{}
 	for _, tc := range []struct{ tool, args string }{
@@ -45,7 +47,7 @@ func TestSpliceMatchesMCPGo(t *testing.T) {
 		body := callBody(tc.tool, tc.args)
 		got := postMCP(t, c, url, body)
 		var want bytes.Buffer
-		if err := json.NewEncoder(&want).Encode(s.mcp.HandleMessage(context.Background(), body)); err != nil {
+		if err := json.NewEncoder(&want).Encode(s.MCP().HandleMessage(context.Background(), body)); err != nil {
 			t.Fatal(err)
 		}
 		if !bytes.Equal(got, want.Bytes()) {

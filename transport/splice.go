@@ -1,4 +1,4 @@
-package tools
+package transport
 
 import (
 	"bytes"
@@ -23,9 +23,9 @@ import (
 // (BenchmarkHotResultJSON, BENCHMARKS.md).
 //
 // On /mcp the result therefore goes to mcp-go as two placeholders, and the
-// response writer puts the bytes, encoded once by wrap, in their place: the
-// answer is byte for byte what mcp-go would have written
-// (TestSpliceMatchesMCPGo). Only a successful result of a call made through
+// response writer puts the bytes, encoded once by the tools (handed over
+// through tools.Server's result hook), in their place: the answer is byte
+// for byte what mcp-go would have written (TestSpliceMatchesMCPGo). Only a successful result of a call made through
 // /mcp's handler is spliced; stdio, SSE and /mcp/call, and error results,
 // take mcp-go's path. The placeholders carry a per-process random nonce, and
 // they are looked for only in what mcp-go writes, before any result bytes are
@@ -48,7 +48,7 @@ var (
 
 type spliceKey struct{}
 
-// splice carries one result from wrap to the response writer of the same
+// splice carries one result from the result hook to the response writer of the same
 // /mcp request. A request has one JSON-RPC message, so at most one result.
 // The handler's goroutine hands it over while mcp-go's notification
 // forwarder may be writing a progress event on another: mu orders them.
@@ -64,8 +64,9 @@ func withSplice(ctx context.Context) (context.Context, *splice) {
 	return context.WithValue(ctx, spliceKey{}, sp), sp
 }
 
-// placeholderResult hands result to the /mcp request of ctx and returns the
-// CallToolResult standing for it, or nil when ctx is not such a request (or
+// placeholderResult is the tools' result hook (tools.ResultHook): it hands
+// result to the /mcp request of ctx and returns the CallToolResult standing
+// for it, or nil when ctx is not such a request (or
 // its one result was already handed over).
 func placeholderResult(ctx context.Context, result []byte) *mcp.CallToolResult {
 	sp, _ := ctx.Value(spliceKey{}).(*splice)

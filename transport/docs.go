@@ -1,4 +1,4 @@
-package tools
+package transport
 
 import (
 	"bytes"
@@ -12,6 +12,8 @@ import (
 	"maps"
 	"slices"
 	"strings"
+
+	"github.com/email-mcp/email-mcp/tools"
 )
 
 // GET /docs is the OpenAPI document read by a person: one server-side
@@ -65,19 +67,20 @@ type codeView struct {
 }
 
 // renderDocs is the /docs page for the server at base.
-func (s *Server) renderDocs(ctx context.Context, base string) ([]byte, error) {
+func (s *endpoints) renderDocs(ctx context.Context, base string) ([]byte, error) {
 	list, err := s.listedTools(ctx)
 	if err != nil {
 		return nil, err
 	}
-	v := docsView{Name: s.opts.Name, Version: s.opts.Version, Base: base,
-		ReadOnly: s.opts.ReadOnly, CSS: template.CSS(docsCSS)}
+	info := s.ts.Info()
+	v := docsView{Name: info.Name, Version: info.Version, Base: base,
+		ReadOnly: info.ReadOnly, CSS: template.CSS(docsCSS)}
 	v.ToolsCurl = "curl -sS -H \"X-API-Key: $MCP_API_KEY\" " + shellQuote(v.Base+"/mcp/tools")
 	for _, t := range list {
 		v.Tools = append(v.Tools, toolViewOf(t, v.Base))
 	}
-	for _, c := range slices.Sorted(maps.Keys(codeInfo)) {
-		v.Codes = append(v.Codes, codeView{string(c), codeInfo[c].message, codeInfo[c].retryable})
+	for _, c := range tools.Codes() {
+		v.Codes = append(v.Codes, codeView{string(c.Code), c.Message, c.Retryable})
 	}
 	var buf bytes.Buffer
 	if err := docsPage.Execute(&buf, v); err != nil {

@@ -1,17 +1,17 @@
-package tools
+package transport
 
 import (
 	"context"
 	"encoding/json"
 	"errors"
-	"maps"
 	"net/http"
 	"regexp"
-	"slices"
 	"strings"
 	"sync"
 
 	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/email-mcp/email-mcp/tools"
 )
 
 // The API documentation (/openapi.json and /docs) is built from the tools
@@ -34,10 +34,10 @@ type toolDoc struct {
 }
 
 // listedTools asks the MCP server for tools/list, as GET /mcp/tools does.
-func (s *Server) listedTools(ctx context.Context) ([]toolDoc, error) {
+func (s *endpoints) listedTools(ctx context.Context) ([]toolDoc, error) {
 	raw, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 1, "method": "tools/list"})
 	var result any
-	switch m := s.mcp.HandleMessage(ctx, raw).(type) {
+	switch m := s.ts.MCP().HandleMessage(ctx, raw).(type) {
 	case mcp.JSONRPCResponse:
 		result = m.Result
 	case *mcp.JSONRPCResponse:
@@ -73,31 +73,7 @@ func schemaRef(name string) map[string]any {
 // openAPI builds the OpenAPI 3.1 description of the REST endpoints.
 func openAPI(doc apiDoc, list []toolDoc) map[string]any {
 	schemas := baseSchemas()
-	var calls, results []any
-	examples := map[string]any{}
-	for _, t := range list {
-		calls = append(calls, schemaRef("call_"+t.Name))
-		results = append(results, schemaRef("result_"+t.Name))
-		schemas["call_"+t.Name] = callSchema(t)
-		schemas["result_"+t.Name] = resultSchema(t)
-		examples[t.Name] = map[string]any{"summary": t.Annotations.Title, "value": exampleCall(t)}
-	}
-	call := map[string]any{
-		"post": map[string]any{
-			"operationId": "callTool",
-			"summary":     "Call a tool",
-			"description": "Runs one tool, as MCP's tools/call does, and answers its CallToolResult. " +
-				"The body is one of the per-tool bodies below, told apart by params.name; the answer's " +
-				"structuredContent follows that tool's output schema (its result, or {\"error\":{…}} with isError).",
-			"tags":        []string{"tools"},
-			"requestBody": map[string]any{"required": true, "content": jsonContent(map[string]any{"oneOf": calls}, examples)},
-			"responses": withErrors(map[string]any{
-				"200": response("The tool's CallToolResult; a tool failure is isError with a stable code", map[string]any{"anyOf": results}),
-				"400": response("Not JSON, not tools/call, no params.name, an unknown tool, or arguments that are not an object", schemaRef("HTTPError")),
-				"413": response("The body is larger than 4 MiB", nil),
-			}),
-		},
-	}
+	call := callPath(list, schemas)
 	if doc.version == "" {
 		doc.version = "dev"
 	}
@@ -115,25 +91,7 @@ func openAPI(doc apiDoc, list []toolDoc) map[string]any {
 			map[string]any{"name": "tools", "description": "The MCP tools over REST"},
 			map[string]any{"name": "health", "description": "Liveness and readiness, without a key"},
 		},
-		"paths": map[string]any{
-			"/mcp/tools": map[string]any{"get": map[string]any{
-				"operationId": "listTools", "summary": "List the tools", "tags": []string{"tools"},
-				"description": "The tools/list result: each tool's name, description, annotations, input and output schemas.",
-				"responses":   withErrors(map[string]any{"200": response("The served tools", schemaRef("ToolList"))}),
-			}},
-			"/mcp/call": call,
-			"/health": map[string]any{"get": map[string]any{
-				"operationId": "health", "summary": "Liveness (no I/O)", "tags": []string{"health"}, "security": []any{},
-				"responses": map[string]any{"200": response("The server runs", schemaRef("Health"))},
-			}},
-			"/ready": map[string]any{"get": map[string]any{
-				"operationId": "ready", "summary": "Readiness: IMAP NOOP and SMTP EHLO, at most once a second", "tags": []string{"health"}, "security": []any{},
-				"responses": map[string]any{
-					"200": response("Every check passed", schemaRef("Ready")),
-					"503": response("A check failed; checks names it with its code", schemaRef("Ready")),
-				},
-			}},
-		},
+		"paths": paths(call),
 		"components": map[string]any{
 			"securitySchemes": map[string]any{
 				"apiKey": map[string]any{"type": "apiKey", "in": "header", "name": "X-API-Key", "description": "MCP_API_KEY (X-API-Key wins over Authorization)"},
@@ -141,6 +99,59 @@ func openAPI(doc apiDoc, list []toolDoc) map[string]any {
 			},
 			"schemas": schemas,
 		},
+	}
+}
+
+// callPath is POST /mcp/call, one body and one result per tool; it adds
+// their schemas to schemas.
+func callPath(list []toolDoc, schemas map[string]any) map[string]any {
+	var calls, results []any
+	examples := map[string]any{}
+	for _, t := range list {
+		calls = append(calls, schemaRef("call_"+t.Name))
+		results = append(results, schemaRef("result_"+t.Name))
+		schemas["call_"+t.Name] = callSchema(t)
+		schemas["result_"+t.Name] = resultSchema(t)
+		examples[t.Name] = map[string]any{"summary": t.Annotations.Title, "value": exampleCall(t)}
+	}
+	return map[string]any{
+		"post": map[string]any{
+			"operationId": "callTool",
+			"summary":     "Call a tool",
+			"description": "Runs one tool, as MCP's tools/call does, and answers its CallToolResult. " +
+				"The body is one of the per-tool bodies below, told apart by params.name; the answer's " +
+				"structuredContent follows that tool's output schema (its result, or {\"error\":{…}} with isError).",
+			"tags":        []string{"tools"},
+			"requestBody": map[string]any{"required": true, "content": jsonContent(map[string]any{"oneOf": calls}, examples)},
+			"responses": withErrors(map[string]any{
+				"200": response("The tool's CallToolResult; a tool failure is isError with a stable code", map[string]any{"anyOf": results}),
+				"400": response("Not JSON, not tools/call, no params.name, an unknown tool, or arguments that are not an object", schemaRef("HTTPError")),
+				"413": response("The body is larger than 4 MiB", nil),
+			}),
+		},
+	}
+}
+
+// paths are the REST endpoints, call being POST /mcp/call.
+func paths(call map[string]any) map[string]any {
+	return map[string]any{
+		"/mcp/tools": map[string]any{"get": map[string]any{
+			"operationId": "listTools", "summary": "List the tools", "tags": []string{"tools"},
+			"description": "The tools/list result: each tool's name, description, annotations, input and output schemas.",
+			"responses":   withErrors(map[string]any{"200": response("The served tools", schemaRef("ToolList"))}),
+		}},
+		"/mcp/call": call,
+		"/health": map[string]any{"get": map[string]any{
+			"operationId": "health", "summary": "Liveness (no I/O)", "tags": []string{"health"}, "security": []any{},
+			"responses": map[string]any{"200": response("The server runs", schemaRef("Health"))},
+		}},
+		"/ready": map[string]any{"get": map[string]any{
+			"operationId": "ready", "summary": "Readiness: IMAP NOOP and SMTP EHLO, at most once a second", "tags": []string{"health"}, "security": []any{},
+			"responses": map[string]any{
+				"200": response("Every check passed", schemaRef("Ready")),
+				"503": response("A check failed; checks names it with its code", schemaRef("Ready")),
+			},
+		}},
 	}
 }
 
@@ -224,7 +235,10 @@ func rawOr(raw json.RawMessage, fallback string) json.RawMessage {
 // baseSchemas are the schemas that do not depend on the tools.
 func baseSchemas() map[string]any {
 	str, boolean := map[string]any{"type": "string"}, map[string]any{"type": "boolean"}
-	codes := slices.Sorted(maps.Keys(codeInfo))
+	var codes []tools.Code
+	for _, c := range tools.Codes() {
+		codes = append(codes, c.Code)
+	}
 	return map[string]any{
 		"ToolList": map[string]any{"type": "object", "required": []string{"tools"}, "properties": map[string]any{
 			"tools": map[string]any{"type": "array", "items": map[string]any{
@@ -351,12 +365,13 @@ func docBase(r *http.Request, publicURL, basePath string) string {
 }
 
 // renderOpenAPI is the /openapi.json body for the server at base.
-func (s *Server) renderOpenAPI(ctx context.Context, base string) ([]byte, error) {
+func (s *endpoints) renderOpenAPI(ctx context.Context, base string) ([]byte, error) {
 	list, err := s.listedTools(ctx)
 	if err != nil {
 		return nil, err
 	}
-	doc := apiDoc{name: s.opts.Name, version: s.opts.Version, base: base, readOnly: s.opts.ReadOnly}
+	info := s.ts.Info()
+	doc := apiDoc{name: info.Name, version: info.Version, base: base, readOnly: info.ReadOnly}
 	return json.Marshal(openAPI(doc, list))
 }
 
