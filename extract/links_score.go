@@ -19,6 +19,7 @@ const (
 	wLinkSubject  = 0.5 // an action word in the subject
 	wLinkRepeated = 0.3 // the same target more than once
 	wLinkSole     = 0.5 // the only link that is not excluded
+	wLinkVague    = 2.0 // penalty: a page that names no request, led to by vague words only ("Click here")
 
 	minOpaque = 16 // runes of a path segment or value that looks like a token
 )
@@ -35,7 +36,7 @@ func excludedLink(c linkCand, unsub map[string]bool) bool {
 	if !isHTTP(c.target) || unsub[c.raw] || unsub[c.target] {
 		return true
 	}
-	for _, h := range linkIndex.find(normalizeRunes([]rune(c.own))) {
+	for _, h := range linkIndex.find(normalizeRunes([]rune(c.near))) {
 		if h.kw.class == lkExclude {
 			return true
 		}
@@ -67,6 +68,7 @@ func pageLink(u *url.URL) bool {
 var settingsSegments = map[string]bool{
 	"settings": true, "user_settings": true, "preferences": true, "profile": true, "security": true,
 	"edit": true, "einstellungen": true, "configuracion": true, "parametres": true,
+	"my": true, // Redmine's and others' own pages: /my/account, /my/password
 }
 
 // pageSegments end the paths of sign-in and landing pages.
@@ -154,9 +156,12 @@ func scoreLink(c linkCand, subject float64) (float64, Link) {
 	s := wLinkText*actionWeight(own) - wLinkAgainst*againstWeight(own) + wLinkContext*actionWeight(ctx)
 	vote(votes, own, 3)
 	vote(votes, ctx, 1)
-	info := urlInfo{}
+	info, named := urlInfo{}, false
 	if u, err := url.Parse(c.target); err == nil {
-		info = urlEvidence(u)
+		info, named = urlEvidence(u), namesRequest(u)
+	}
+	if !named && info.action == "" && max(actionWeight(own), actionWeight(ctx)) < vagueWeight {
+		s -= wLinkVague
 	}
 	for k, n := range info.votes {
 		votes[k] += 2 * n
@@ -175,6 +180,10 @@ func scoreLink(c linkCand, subject float64) (float64, Link) {
 	}
 	return s, Link{URL: c.target, Text: text, Kind: kindOf(votes, info.token || info.opaque, c.own+" "+c.context)}
 }
+
+// vagueWeight is the weight below which action words are vague: "click
+// here", "continue" and the like say nothing of what a link does.
+const vagueWeight = 0.7
 
 // actionWeight is the weight of the strongest action word among hits.
 func actionWeight(hits []hit) float64 {
