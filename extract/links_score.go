@@ -4,6 +4,7 @@ import (
 	"math"
 	"net/url"
 	"strings"
+	"unicode"
 )
 
 // Weights of the link score; the score is the logistic of their sum.
@@ -275,12 +276,19 @@ func (i *urlInfo) queryParts(parts []string, rawQuery string) []string {
 }
 
 // fragmentRoute returns the route of a single-page app that a URL holds in
-// its fragment ("#/auth/confirm/<token>", "#/verify?token=…"), if any.
+// its fragment ("#/auth/confirm/<token>", "#/verify?token=…", and without
+// the leading slash "#password_reset_verify/<token>" as Zammad writes it),
+// if any. A fragment without a slash ("#section-2") is no route.
 func fragmentRoute(u *url.URL) (*url.URL, bool) {
-	if !strings.HasPrefix(u.Fragment, "/") && !strings.HasPrefix(u.Fragment, "!/") {
+	route := strings.TrimPrefix(u.Fragment, "!")
+	switch {
+	case strings.HasPrefix(route, "/"):
+	case route != "" && unicode.IsLetter(rune(route[0])) && strings.Contains(route, "/"):
+		route = "/" + route
+	default:
 		return nil, false
 	}
-	f, err := url.Parse(strings.TrimPrefix(u.Fragment, "!"))
+	f, err := url.Parse(route)
 	if err != nil {
 		return nil, false
 	}

@@ -61,6 +61,10 @@ func TestBestLink(t *testing.T) {
 			"https://a.test/#/finish-signup?token=BwOWbQ4Y7vLz&email=a%40a.test", extract.KindVerify},
 		{"signup with invitee ids", htmlMsg(`<p>To accept, click below.</p><a href="https://a.test/signup?inviterId=5b2f7a0c-1d4e&amp;inviteeId=c3e9a1f7-4b2d">Set Up Your Account</a>`),
 			"https://a.test/signup?inviterId=5b2f7a0c-1d4e&inviteeId=c3e9a1f7-4b2d", extract.KindVerify},
+		// Zammad routes its app in the fragment without a leading slash.
+		{"route in a fragment without slash", htmlMsg(`<p>To reset your password, click the link below:</p><a href="https://a.test/#password_reset_verify/kQ7vR2mX9pL4tZ8w">https://a.test/#password_reset_verify/kQ7vR2mX9pL4tZ8w</a>`),
+			"https://a.test/#password_reset_verify/kQ7vR2mX9pL4tZ8w", extract.KindReset},
+		{"fragment without a route", htmlMsg(`<a href="https://a.test/#top">Reset your password</a>`), "", ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
