@@ -116,7 +116,10 @@ func textLinks(out []linkCand, text string, anchors []message.HTMLLink) []linkCa
 		if ctx == "" {
 			ctx = prevLine(text, lineStart(text, u.start), anchors)
 		}
-		near := label(lastSentence(before) + " " + firstSentence(after))
+		near := own
+		if nb, na := lastSentence(before), firstSentence(after); len(nb) < len(before) || len(na) < len(after) {
+			near = label(nb + " " + na)
+		}
 		out = append(out, linkCand{raw: u.url, target: unwrap(u.url), own: own, near: near, context: ctx})
 	}
 	return out

@@ -157,11 +157,12 @@ func scoreLink(c linkCand, subject float64) (float64, Link) {
 	s := wLinkText*actionWeight(own) - wLinkAgainst*againstWeight(own) + wLinkContext*actionWeight(ctx)
 	vote(votes, own, 3)
 	vote(votes, ctx, 1)
-	info, named := urlInfo{}, false
-	if u, err := url.Parse(c.target); err == nil {
-		info, named = urlEvidence(u), namesRequest(u)
+	info := urlInfo{}
+	u, err := url.Parse(c.target)
+	if err == nil {
+		info = urlEvidence(u)
 	}
-	if !named && info.action == "" && max(actionWeight(own), actionWeight(ctx)) < vagueWeight {
+	if info.action == "" && max(actionWeight(own), actionWeight(ctx)) < vagueWeight && err == nil && !namesRequest(u) {
 		s -= wLinkVague
 	}
 	for k, n := range info.votes {
