@@ -52,6 +52,7 @@ type linkCand struct {
 	raw     string // as written (entities decoded)
 	target  string // raw, unwrapped
 	own     string // anchor text, or the text beside a bare URL on its line
+	near    string // the words that may exclude it: the anchor text, or a bare URL's sentence
 	context string // the text around it: the rest of its line, or the line before
 	image   bool   // an image link without text
 	button  bool   // styled as a button
@@ -73,7 +74,7 @@ func collectLinks(m Message) []linkCand {
 			}
 			if isHTTP(a.Href) {
 				out = append(out, linkCand{
-					raw: a.Href, target: unwrap(a.Href), own: a.Text,
+					raw: a.Href, target: unwrap(a.Href), own: a.Text, near: a.Text,
 					context: contextOf(r.text, a.Start, a.Outer, r.anchors),
 					image:   a.Image, button: a.Button,
 				})
@@ -106,7 +107,8 @@ func textLinks(out []linkCand, text string, anchors []message.HTMLLink) []linkCa
 		if i+1 < len(urls) && urls[i+1].start < right && urls[i+1].start >= u.end {
 			right = u.end
 		}
-		own := label(stripRanges(text, left, u.start, anchors) + " " + stripRanges(text, u.end, right, anchors))
+		before, after := stripRanges(text, left, u.start, anchors), stripRanges(text, u.end, right, anchors)
+		own := label(before + " " + after)
 		if !hasLetter(own) {
 			own = ""
 		}
@@ -114,9 +116,35 @@ func textLinks(out []linkCand, text string, anchors []message.HTMLLink) []linkCa
 		if ctx == "" {
 			ctx = prevLine(text, lineStart(text, u.start), anchors)
 		}
-		out = append(out, linkCand{raw: u.url, target: unwrap(u.url), own: own, context: ctx})
+		near := own
+		if nb, na := lastSentence(before), firstSentence(after); len(nb) < len(before) || len(na) < len(after) {
+			near = label(nb + " " + na)
+		}
+		out = append(out, linkCand{raw: u.url, target: unwrap(u.url), own: own, near: near, context: ctx})
 	}
 	return out
+}
+
+// lastSentence returns the end of s after its last sentence end, and
+// firstSentence the start of s up to its first: on a long line (HTML
+// textified into one line) the words that may exclude a bare URL are those
+// of its own sentence, not "please contact us" two sentences on.
+func lastSentence(s string) string {
+	for i := len(s) - 1; i > 0; i-- {
+		if unicode.IsSpace(rune(s[i])) && isSentenceEnd(rune(s[i-1])) {
+			return s[i:]
+		}
+	}
+	return s
+}
+
+func firstSentence(s string) string {
+	for i := 1; i < len(s); i++ {
+		if unicode.IsSpace(rune(s[i])) && isSentenceEnd(rune(s[i-1])) {
+			return s[:i]
+		}
+	}
+	return s
 }
 
 // inRanges reports whether pos falls in one of the sorted ranges rs.

@@ -76,6 +76,8 @@ var urlWords = map[string]string{
 	"magic": KindMagic, "magiclink": KindMagic, "passwordless": KindMagic, "emaillink": KindMagic,
 	"reset": KindReset, "password": KindReset, "passwordreset": KindReset, "forgot": KindReset,
 	"recover": KindReset, "recovery": KindReset, "unlock": KindOther,
+	"signup": KindVerify, "register": KindVerify, "registration": KindVerify,
+	"invite": KindOther, "invitation": KindOther, "join": KindOther,
 }
 
 // tokenParams are query keys that carry a one-time secret.

@@ -4,6 +4,7 @@ import (
 	"math"
 	"net/url"
 	"strings"
+	"unicode"
 )
 
 // Weights of the link score; the score is the logistic of their sum.
@@ -19,6 +20,7 @@ const (
 	wLinkSubject  = 0.5 // an action word in the subject
 	wLinkRepeated = 0.3 // the same target more than once
 	wLinkSole     = 0.5 // the only link that is not excluded
+	wLinkVague    = 2.0 // penalty: a page that names no request, led to by vague words only ("Click here")
 
 	minOpaque = 16 // runes of a path segment or value that looks like a token
 )
@@ -35,7 +37,7 @@ func excludedLink(c linkCand, unsub map[string]bool) bool {
 	if !isHTTP(c.target) || unsub[c.raw] || unsub[c.target] {
 		return true
 	}
-	for _, h := range linkIndex.find(normalizeRunes([]rune(c.own))) {
+	for _, h := range linkIndex.find(normalizeRunes([]rune(c.near))) {
 		if h.kw.class == lkExclude {
 			return true
 		}
@@ -67,6 +69,7 @@ func pageLink(u *url.URL) bool {
 var settingsSegments = map[string]bool{
 	"settings": true, "user_settings": true, "preferences": true, "profile": true, "security": true,
 	"edit": true, "einstellungen": true, "configuracion": true, "parametres": true,
+	"my": true, // Redmine's and others' own pages: /my/account, /my/password
 }
 
 // pageSegments end the paths of sign-in and landing pages.
@@ -155,8 +158,12 @@ func scoreLink(c linkCand, subject float64) (float64, Link) {
 	vote(votes, own, 3)
 	vote(votes, ctx, 1)
 	info := urlInfo{}
-	if u, err := url.Parse(c.target); err == nil {
+	u, err := url.Parse(c.target)
+	if err == nil {
 		info = urlEvidence(u)
+	}
+	if info.action == "" && max(actionWeight(own), actionWeight(ctx)) < vagueWeight && err == nil && !namesRequest(u) {
+		s -= wLinkVague
 	}
 	for k, n := range info.votes {
 		votes[k] += 2 * n
@@ -175,6 +182,10 @@ func scoreLink(c linkCand, subject float64) (float64, Link) {
 	}
 	return s, Link{URL: c.target, Text: text, Kind: kindOf(votes, info.token || info.opaque, c.own+" "+c.context)}
 }
+
+// vagueWeight is the weight below which action words are vague: "click
+// here", "continue" and the like say nothing of what a link does.
+const vagueWeight = 0.7
 
 // actionWeight is the weight of the strongest action word among hits.
 func actionWeight(hits []hit) float64 {
@@ -266,12 +277,19 @@ func (i *urlInfo) queryParts(parts []string, rawQuery string) []string {
 }
 
 // fragmentRoute returns the route of a single-page app that a URL holds in
-// its fragment ("#/auth/confirm/<token>", "#/verify?token=…"), if any.
+// its fragment ("#/auth/confirm/<token>", "#/verify?token=…", and without
+// the leading slash "#password_reset_verify/<token>" as Zammad writes it),
+// if any. A fragment without a slash ("#section-2") is no route.
 func fragmentRoute(u *url.URL) (*url.URL, bool) {
-	if !strings.HasPrefix(u.Fragment, "/") && !strings.HasPrefix(u.Fragment, "!/") {
+	route := strings.TrimPrefix(u.Fragment, "!")
+	switch {
+	case strings.HasPrefix(route, "/"):
+	case route != "" && unicode.IsLetter(rune(route[0])) && strings.Contains(route, "/"):
+		route = "/" + route
+	default:
 		return nil, false
 	}
-	f, err := url.Parse(strings.TrimPrefix(u.Fragment, "!"))
+	f, err := url.Parse(route)
 	if err != nil {
 		return nil, false
 	}

@@ -44,6 +44,27 @@ func TestBestLink(t *testing.T) {
 		{"image url excluded", htmlMsg(`<a href="https://a.test/verify.png">Verify</a>`), "", ""},
 		{"no action", htmlMsg(`<a href="https://a.test/blog">Read more</a> <a href="https://a.test/shop">Shop</a>`), "", ""},
 		{"empty", extract.Message{}, "", ""},
+		// Issue 13, batch 5 of testdata/real. A mailer that textifies its
+		// HTML into one line (Plausible) puts "please contact" two sentences
+		// after the link: only the link's own sentence may exclude it.
+		{"footer word in a later sentence", extract.Message{Text: "Bob invited you. Click here (https://a.test/register/invitation/Xq2bK7mZ4rT9) to create your account. If it expired, please contact Bob."},
+			"https://a.test/register/invitation/Xq2bK7mZ4rT9", extract.KindVerify},
+		{"footer word in the same sentence", extract.Message{Text: "Questions? Contact us at https://a.test/c/Xq2bK7mZ4rT9 today."}, "", ""},
+		// "Click here" to a page that names no request is no action link.
+		{"vague words to a page", extract.Message{
+			Text: "Bob invited you to the site. Click here (https://a.test/sites) to respond.",
+			HTML: `Bob invited you to the site. <a href="https://a.test/sites">Click here</a> to respond.`}, "", ""},
+		// Redmine's own pages (/my/account, /my/password) are settings pages.
+		{"my page", extract.Message{Text: "Password was changed.\n\nhttps://a.test/my/password\n"}, "", ""},
+		// Sign-up and invitation routes name what the link does.
+		{"signup route in the fragment", extract.Message{Text: "If you did not ask for this, ignore it.\n\nhttps://a.test/#/finish-signup?token=BwOWbQ4Y7vLz&email=a%40a.test\n"},
+			"https://a.test/#/finish-signup?token=BwOWbQ4Y7vLz&email=a%40a.test", extract.KindVerify},
+		{"signup with invitee ids", htmlMsg(`<p>To accept, click below.</p><a href="https://a.test/signup?inviterId=5b2f7a0c-1d4e&amp;inviteeId=c3e9a1f7-4b2d">Set Up Your Account</a>`),
+			"https://a.test/signup?inviterId=5b2f7a0c-1d4e&inviteeId=c3e9a1f7-4b2d", extract.KindVerify},
+		// Zammad routes its app in the fragment without a leading slash.
+		{"route in a fragment without slash", htmlMsg(`<p>To reset your password, click the link below:</p><a href="https://a.test/#password_reset_verify/kQ7vR2mX9pL4tZ8w">https://a.test/#password_reset_verify/kQ7vR2mX9pL4tZ8w</a>`),
+			"https://a.test/#password_reset_verify/kQ7vR2mX9pL4tZ8w", extract.KindReset},
+		{"fragment without a route", htmlMsg(`<a href="https://a.test/#top">Reset your password</a>`), "", ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

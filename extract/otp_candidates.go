@@ -156,11 +156,12 @@ func candidateOf(chain []token, dashed bool) (candidate, bool) {
 	return c, len(chain) == 1 || grouped
 }
 
-// mixedCase reports a token like "K7EqTEcCtR" (Grafana's sign-up code): 8–12
-// ASCII letters of both cases and digits, not a word followed by a number.
+// mixedCase reports a token like "K7EqTEcCtR" (Grafana's sign-up code) or
+// "h4TzQ9" (Pocket ID's login code): 6–12 ASCII letters of both cases and
+// digits, not a word followed by a number.
 func mixedCase(t token) bool {
 	return t.other == t.lower && t.upper >= 2 && t.lower >= 2 && t.digits > 0 && t.digits == t.ascii &&
-		t.size() >= 8 && t.size() <= 12
+		t.size() >= 6 && t.size() <= 12
 }
 
 // codeOf returns the code as the user types it: separators removed and

@@ -68,6 +68,9 @@ func shapeScore(c candidate, code string) float64 {
 		if trailingDigits(code) {
 			return -2.5 // "Product2024", "Win11Pro": names, not codes
 		}
+		if c.size < 8 {
+			return -2.0 // "h4TzQ9" is a code, "iOS17x" and "WiFi6E" are not: a keyword close by decides
+		}
 		return -1.2
 	}
 	if !c.numeric {

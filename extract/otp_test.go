@@ -38,6 +38,10 @@ func TestBestOTP(t *testing.T) {
 		{"postal code es", extract.Message{Text: "Código postal 28013"}, "", ""},
 		{"postal code fr", extract.Message{Text: "Code postal 75011"}, "", ""},
 		{"zip code", extract.Message{Text: "ZIP code 94105"}, "", ""},
+		// Issue 13, batch 5: Pocket ID's 6-character login code; a short
+		// mixed-case name near "code" stays no code.
+		{"mixed case six", extract.Message{Subject: "Login Code", Text: "Or visit https://id.test/lc and enter the code h4TzQ9."}, "h4TzQ9", "h4TzQ9"},
+		{"mixed-case name", extract.Message{Text: "Your code runs on iOS17x now."}, "", ""},
 		{"qr code", extract.Message{Text: "Show the QR code 7781 at the door"}, "", ""},
 		{"empty", extract.Message{}, "", ""},
 	}
