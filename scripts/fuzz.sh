@@ -32,7 +32,7 @@ targets="
 ./tools FuzzToolCall 20000
 ./tools FuzzResultBounds 3000
 ./message FuzzClean 100000
-./tools FuzzCleanJSON 60000
+./mcpkit FuzzCleanJSON 60000
 ./devmail FuzzStoreDamage 1000
 ./devmail/internal/memstore FuzzMIMEWalk 30000
 "

@@ -15,6 +15,7 @@ import (
 
 	"github.com/email-mcp/email-mcp/devmail"
 	"github.com/email-mcp/email-mcp/imap"
+	"github.com/email-mcp/email-mcp/mcpkit"
 	emsmtp "github.com/email-mcp/email-mcp/smtp"
 	"github.com/email-mcp/email-mcp/tools"
 )
@@ -190,7 +191,7 @@ func TestAccountsListAndRoute(t *testing.T) {
 	if code := s.call(t, ctx, "list_folders", map[string]any{"account": 7}, nil); !strings.HasPrefix(code, "INVALID_ARGUMENT") {
 		t.Errorf("account 7: %q", code)
 	}
-	var la tools.AccountsResult
+	var la mcpkit.AccountsResult
 	if code := s.call(t, ctx, "list_accounts", nil, &la); code != "" || len(la.Accounts) != 2 || !la.Accounts[0].Default || la.Accounts[1].Name != "home" || !la.Accounts[1].Send {
 		t.Errorf("list_accounts = %+v (%s)", la, code)
 	}
@@ -217,7 +218,7 @@ func TestAccountScopes(t *testing.T) {
 	if code := s.call(t, home, "list_folders", nil, &r); code != "" || r.Account != "home" {
 		t.Errorf("home-only caller without account: %q on %q, want home", code, r.Account)
 	}
-	var la tools.AccountsResult
+	var la mcpkit.AccountsResult
 	if s.call(t, home, "list_accounts", nil, &la); len(la.Accounts) != 1 || la.Accounts[0].Name != "home" || !la.Accounts[0].Default {
 		t.Errorf("list_accounts for home only = %+v", la)
 	}

@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/email-mcp/email-mcp/mcpkit"
 )
 
 // argTypes makes a fresh value of every named argument struct.
@@ -38,8 +40,8 @@ func FuzzBindArgs(f *testing.F) {
 			}
 			return
 		}
-		if lerr := checkLengths(dst); lerr != nil {
-			t.Fatalf("bindArgs(%q) accepted what checkLengths refuses: %v", raw, lerr)
+		if lerr := mcpkit.CheckLengths(dst); lerr != nil {
+			t.Fatalf("bindArgs(%q) accepted what CheckLengths refuses: %v", raw, lerr)
 		}
 	})
 }

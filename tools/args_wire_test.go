@@ -32,7 +32,7 @@ func startRawStdio(t *testing.T, ts *tools.Server) *rawStdio {
 	ctx, cancel := context.WithCancel(context.Background())
 	s := &rawStdio{in: inW, out: bufio.NewScanner(outR), next: 100, done: make(chan error, 1)}
 	s.out.Buffer(make([]byte, 1<<20), 8<<20)
-	go func() { s.done <- transport.ServeStdio(ctx, ts, inR, outW); _ = outW.Close() }()
+	go func() { s.done <- transport.ServeStdio(ctx, ts.Server, inR, outW); _ = outW.Close() }()
 	t.Cleanup(func() {
 		_ = inW.Close()
 		cancel()

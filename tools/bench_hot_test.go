@@ -42,7 +42,7 @@ func BenchmarkHotSearchPage(b *testing.B) {
 	ctx := context.Background()
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := json.Marshal(s.mcp.HandleMessage(ctx, body)); err != nil {
+		if _, err := json.Marshal(s.MCP().HandleMessage(ctx, body)); err != nil {
 			b.Fatal(err)
 		}
 	}

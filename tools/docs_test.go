@@ -31,7 +31,7 @@ func docsServer(t *testing.T, env *testEnv) *httptest.Server {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h, err := transport.Handler(env.tools, transport.Options{Auth: mw, Public: pub})
+	h, err := transport.Handler(env.tools.Server, transport.Options{Auth: mw, Public: pub})
 	if err != nil {
 		t.Fatalf("Handler() = %v", err)
 	}
@@ -331,7 +331,7 @@ func BenchmarkDocs(b *testing.B) {
 	env := newTestEnv(b, tools.Options{})
 	mw, _ := auth.New(auth.Options{Keys: []string{testKey}})
 	pub, _ := auth.Public(auth.Options{})
-	h, err := transport.Handler(env.tools, transport.Options{Auth: mw, Public: pub})
+	h, err := transport.Handler(env.tools.Server, transport.Options{Auth: mw, Public: pub})
 	if err != nil {
 		b.Fatal(err)
 	}

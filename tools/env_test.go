@@ -70,7 +70,7 @@ func newTestEnv(t testing.TB, opts tools.Options) *testEnv {
 	if err != nil {
 		t.Fatalf("auth.New() = %v", err)
 	}
-	h, err := transport.Handler(ts, transport.Options{Auth: mw, Ready: []transport.ReadyCheck{{Name: "imap", Check: mail.Noop}}})
+	h, err := transport.Handler(ts.Server, transport.Options{Auth: mw, Ready: []transport.ReadyCheck{{Name: "imap", Check: mail.Noop}}})
 	if err != nil {
 		t.Fatalf("Handler() = %v", err)
 	}

@@ -30,7 +30,7 @@ func (s *sinceArg) UnmarshalJSON(b []byte) error {
 	err := s.Since.UnmarshalJSON(b)
 	var e *inbox.Error
 	if errors.As(err, &e) {
-		return &argError{e.Msg}
+		return &argError{Msg: e.Msg}
 	}
 	return err
 }

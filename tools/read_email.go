@@ -7,6 +7,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/email-mcp/email-mcp/imap"
+	"github.com/email-mcp/email-mcp/mcpkit"
 	"github.com/email-mcp/email-mcp/message"
 )
 
@@ -49,6 +50,12 @@ type ReadResult struct {
 	ReferencesTotal  *int `json:"references_total,omitempty" jsonschema:"set when references keeps only the last 50 ids (or left out ids over 998 bytes): the number of ids in the header"`
 	AttachmentsTotal *int `json:"attachments_total,omitempty" jsonschema:"set when attachments lists only the first 200: the number of attachments"`
 }
+
+// MarkHidden sets hidden_characters_removed: the cleaning of the result
+// removed something (mcpkit.HiddenMarker).
+func (r *ReadResult) MarkHidden() { r.Hidden = true }
+
+var _ mcpkit.HiddenMarker = (*ReadResult)(nil)
 
 type readArgs struct {
 	UID      *UID   `json:"uid"`

@@ -90,7 +90,7 @@ func twoKeyServer(t *testing.T) *httptest.Server {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h, err := transport.Handler(ts, transport.Options{Auth: mw})
+	h, err := transport.Handler(ts.Server, transport.Options{Auth: mw})
 	if err != nil {
 		t.Fatal(err)
 	}

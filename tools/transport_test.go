@@ -154,7 +154,7 @@ func TestStdioListFolders(t *testing.T) {
 	serverIn, clientOut := io.Pipe()
 	done := make(chan error, 1)
 	go func() {
-		done <- transport.ServeStdio(context.Background(), env.tools, serverIn, serverOut)
+		done <- transport.ServeStdio(context.Background(), env.tools.Server, serverIn, serverOut)
 		_ = serverOut.Close()
 	}()
 	c := client.NewClient(mcptransport.NewIO(clientIn, clientOut, io.NopCloser(strings.NewReader(""))))

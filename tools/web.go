@@ -4,10 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
-
-	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/email-mcp/email-mcp/extract"
 	"github.com/email-mcp/email-mcp/imap"
@@ -20,53 +17,6 @@ import (
 // limit, audit and the cleaning of results apply as on /mcp/call), and the
 // three things no tool returns to a browser: a message's raw source, an
 // attachment's bytes and the arrival of new mail.
-
-// Call runs the tool name with args as POST /mcp/call would, with ctx's
-// caller (auth.KeyID) as the caller. It returns the result's
-// structuredContent and whether it is an error result ({"error":{…}}). A
-// tool this server does not serve is an error result too; err is only a
-// protocol fault.
-func (s *Server) Call(ctx context.Context, name string, args map[string]any) (json.RawMessage, bool, error) {
-	if sp, ok := s.hidden[name]; ok && s.opts.ReadOnly && sp.changesMail {
-		te := errorf(CodeReadOnly, "%s is not available: the server is in read-only mode", sp.name)
-		b, err := json.Marshal(map[string]any{"error": map[string]any{"code": te.Code, "message": te.Message, "retryable": false}})
-		return b, true, err
-	}
-	if args == nil {
-		args = map[string]any{}
-	}
-	req := map[string]any{"jsonrpc": "2.0", "id": 1, "method": "tools/call",
-		"params": map[string]any{"name": name, "arguments": args}}
-	raw, err := json.Marshal(req)
-	if err != nil {
-		return nil, false, err
-	}
-	var result any
-	switch m := s.mcp.HandleMessage(ctx, raw).(type) {
-	case mcp.JSONRPCResponse:
-		result = m.Result
-	case *mcp.JSONRPCResponse:
-		result = m.Result
-	case mcp.JSONRPCError:
-		return nil, false, fmt.Errorf("tools: call %s: %s", name, m.Error.Message)
-	case *mcp.JSONRPCError:
-		return nil, false, fmt.Errorf("tools: call %s: %s", name, m.Error.Message)
-	default:
-		return nil, false, fmt.Errorf("tools: call %s: no response", name)
-	}
-	b, err := json.Marshal(result)
-	if err != nil {
-		return nil, false, err
-	}
-	var out struct {
-		Structured json.RawMessage `json:"structuredContent"`
-		IsError    bool            `json:"isError"`
-	}
-	if err := json.Unmarshal(b, &out); err != nil {
-		return nil, false, err
-	}
-	return out.Structured, out.IsError, nil
-}
 
 // errNoMail answers the web's extra operations on a server without IMAP.
 var errNoMail = errors.New("no mailbox is configured")

@@ -53,7 +53,7 @@ func serveBench(tb testing.TB, s *tools.Server) string {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	h, err := Handler(s, Options{Auth: mw})
+	h, err := Handler(s.Server, Options{Auth: mw})
 	if err != nil {
 		tb.Fatal(err)
 	}

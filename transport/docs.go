@@ -13,7 +13,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/email-mcp/email-mcp/tools"
+	"github.com/email-mcp/email-mcp/mcpkit"
 )
 
 // GET /docs is the OpenAPI document read by a person: one server-side
@@ -79,7 +79,7 @@ func (s *endpoints) renderDocs(ctx context.Context, base string) ([]byte, error)
 	for _, t := range list {
 		v.Tools = append(v.Tools, toolViewOf(t, v.Base))
 	}
-	for _, c := range tools.Codes() {
+	for _, c := range mcpkit.Codes() {
 		v.Codes = append(v.Codes, codeView{string(c.Code), c.Message, c.Retryable})
 	}
 	var buf bytes.Buffer

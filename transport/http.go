@@ -23,7 +23,7 @@ import (
 
 	"github.com/mark3labs/mcp-go/server"
 
-	"github.com/email-mcp/email-mcp/tools"
+	"github.com/email-mcp/email-mcp/mcpkit"
 )
 
 // Options configure the HTTP face of the server.
@@ -74,7 +74,7 @@ type HTTP struct {
 	http.Handler
 	streamable *server.StreamableHTTPServer
 	sse        sseServer
-	calls      *tools.Server // WaitIdle: the tool calls still running
+	calls      *mcpkit.Server // WaitIdle: the tool calls still running
 }
 
 // sseFlush is how long Shutdown leaves the SSE streams open after the last
@@ -120,7 +120,7 @@ const (
 // /mcp/call (the seed's REST shape), /health and /ready, and the API
 // documentation /docs and /openapi.json (docs.go, openapi.go).
 // It registers the splice as ts's result hook.
-func Handler(ts *tools.Server, opts Options) (*HTTP, error) {
+func Handler(ts *mcpkit.Server, opts Options) (*HTTP, error) {
 	if opts.Auth == nil {
 		return nil, errors.New("transport: Options.Auth is required")
 	}
@@ -150,7 +150,7 @@ func (o Options) withDefaults() Options {
 }
 
 // newStreamable is /mcp's mcp-go transport: stateless, no GET stream.
-func newStreamable(ts *tools.Server) *server.StreamableHTTPServer {
+func newStreamable(ts *mcpkit.Server) *server.StreamableHTTPServer {
 	return server.NewStreamableHTTPServer(ts.MCP(),
 		server.WithEndpointPath("/mcp"),
 		server.WithStateLess(true),
@@ -177,7 +177,7 @@ type sseServer struct {
 }
 
 // newSSE is the legacy SSE transport, its sessions bound to their caller.
-func newSSE(ts *tools.Server, basePath string) sseServer {
+func newSSE(ts *mcpkit.Server, basePath string) sseServer {
 	owners := &sseOwners{caller: ts.CallerID, owner: map[string]string{}}
 	sseOpts := []server.SSEOption{
 		server.WithSessionIDGenerator(owners.newID),
@@ -212,7 +212,7 @@ func (s *endpoints) apiMux(h *HTTP) *http.ServeMux {
 func (s *endpoints) publicMux(opts Options) *http.ServeMux {
 	root := http.NewServeMux()
 	root.HandleFunc("GET /health", s.handleHealth)
-	root.Handle("GET /ready", readyHandler(opts.Ready))
+	root.Handle("GET /ready", readyHandler(opts.Ready, s.ts.Classify))
 	// No OAuth here: a plain 404 for discovery, so that a client with a
 	// wrong key (Claude Code tries OAuth discovery after a 401) reports the
 	// 401 rather than a failed dynamic client registration.
@@ -281,7 +281,7 @@ func isCancellation(body []byte) bool {
 // endpoints is the server behind the endpoints that ask the MCP server
 // themselves: /health, REST, the documentation.
 type endpoints struct {
-	ts  *tools.Server
+	ts  *mcpkit.Server
 	log *slog.Logger
 }
 

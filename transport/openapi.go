@@ -11,7 +11,7 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 
-	"github.com/email-mcp/email-mcp/tools"
+	"github.com/email-mcp/email-mcp/mcpkit"
 )
 
 // The API documentation (/openapi.json and /docs) is built from the tools
@@ -235,8 +235,8 @@ func rawOr(raw json.RawMessage, fallback string) json.RawMessage {
 // baseSchemas are the schemas that do not depend on the tools.
 func baseSchemas() map[string]any {
 	str, boolean := map[string]any{"type": "string"}, map[string]any{"type": "boolean"}
-	var codes []tools.Code
-	for _, c := range tools.Codes() {
+	var codes []mcpkit.Code
+	for _, c := range mcpkit.Codes() {
 		codes = append(codes, c.Code)
 	}
 	return map[string]any{

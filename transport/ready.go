@@ -6,7 +6,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/email-mcp/email-mcp/tools"
+	"github.com/email-mcp/email-mcp/mcpkit"
 )
 
 // readyTTL is how long a /ready answer is reused. /ready needs no key, and
@@ -18,8 +18,8 @@ const readyTTL = time.Second
 // or 503 naming the failing parts with their codes (no host or server text).
 // Requests share one run: an answer younger than readyTTL is reused, and a
 // request that comes while the checks run waits for them.
-func readyHandler(checks []ReadyCheck) http.Handler {
-	rc := &readyCache{checks: checks, now: time.Now}
+func readyHandler(checks []ReadyCheck, classify func(error) *mcpkit.Error) http.Handler {
+	rc := &readyCache{checks: checks, now: time.Now, classify: classify}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		code, body := rc.get(r.Context())
 		writeJSON(w, code, body)
@@ -28,8 +28,9 @@ func readyHandler(checks []ReadyCheck) http.Handler {
 
 // readyCache holds the last /ready answer and the run in progress.
 type readyCache struct {
-	checks []ReadyCheck
-	now    func() time.Time
+	checks   []ReadyCheck
+	now      func() time.Time
+	classify func(error) *mcpkit.Error // the server's Classify: a failed check's code
 
 	mu      sync.Mutex
 	at      time.Time // when the last answer was made; zero: none yet
@@ -72,7 +73,10 @@ func (rc *readyCache) run(done chan struct{}) {
 		wg.Go(func() {
 			status := "ok"
 			if err := c.Check(ctx); err != nil {
-				te := tools.Classify(err)
+				te := mcpkit.Classify(err, nil)
+				if rc.classify != nil {
+					te = rc.classify(err)
+				}
 				status = string(te.Code) + ": " + te.Message
 			}
 			mu.Lock()

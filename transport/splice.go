@@ -64,7 +64,7 @@ func withSplice(ctx context.Context) (context.Context, *splice) {
 	return context.WithValue(ctx, spliceKey{}, sp), sp
 }
 
-// placeholderResult is the tools' result hook (tools.ResultHook): it hands
+// placeholderResult is the tools' result hook (mcpkit.ResultHook): it hands
 // result to the /mcp request of ctx and returns the CallToolResult standing
 // for it, or nil when ctx is not such a request (or
 // its one result was already handed over).

@@ -60,7 +60,7 @@ func newEnvStop(t testing.TB, readOnly bool, stop chan struct{}) *env {
 		t.Fatal(err)
 	}
 	pages := web.New(web.Options{Tools: srv, Auth: mw, Key: key, Stop: stop})
-	h, err := transport.Handler(srv, transport.Options{Auth: mw, Pages: pages})
+	h, err := transport.Handler(srv.Server, transport.Options{Auth: mw, Pages: pages})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -122,7 +122,7 @@ func newToolsServer(t *testing.T, sb *devmail.Server) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h, err := transport.Handler(ts, transport.Options{Auth: mw})
+	h, err := transport.Handler(ts.Server, transport.Options{Auth: mw})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -115,7 +115,7 @@ func buildHTTP(a *app, key string, log *slog.Logger) (*transport.HTTP, *web.Hand
 	}
 	pages := web.New(web.Options{Tools: a.tools, Auth: pageMW, Key: key, Name: a.cfg.MCPServerName,
 		Secure: strings.HasPrefix(a.cfg.MCPBaseURL, "https:"), Logger: log.With("component", "web"), Stop: a.stopWaits})
-	h, err := transport.Handler(a.tools, transport.Options{Auth: mw, Public: public, PublicURL: a.cfg.MCPBaseURL, Ready: a.readyChecks(),
+	h, err := transport.Handler(a.tools.Server, transport.Options{Auth: mw, Public: public, PublicURL: a.cfg.MCPBaseURL, Ready: a.readyChecks(),
 		BasePath: basePath, BodyTimeout: bodyTimeout, Admitted: markAuthenticated, Pages: pages})
 	return h, pages, err
 }

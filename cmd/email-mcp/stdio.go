@@ -19,7 +19,7 @@ func runStdio(ctx context.Context, cfg *config.Config, stdin io.Reader, stdout, 
 	}
 	defer a.Close()
 	log.Info("email-mcp serving MCP on stdio", "version", buildVersion(), "sandbox", cfg.Sandbox(), "tools", len(a.tools.ToolNames()))
-	if err := transport.ServeStdio(ctx, a.tools, stdin, stdout); err != nil {
+	if err := transport.ServeStdio(ctx, a.tools.Server, stdin, stdout); err != nil {
 		log.Error("stdio", "err", err)
 		return exitFailure
 	}

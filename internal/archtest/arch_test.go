@@ -24,7 +24,8 @@ var allowed = map[string][]string{
 	"cmd/email-mcp":       {everything},
 	"cmd/email-mcp-bench": {"internal/netaddr"},
 	"scripts/scale":       nil,
-	"tools":               {"imap", "smtp", "attachments", "message", "extract", "inbox", "internal/hourly"},
+	"tools":               {"mcpkit", "imap", "smtp", "attachments", "message", "extract", "inbox", "internal/hourly"},
+	"mcpkit":              {"message"},
 	"inbox":               {"imap", "message", "extract", "internal/hourly"},
 	"imap":                {"message", "internal/clampconn", "internal/redact", "internal/saslbearer"},
 	"smtp":                {"internal/clampconn", "internal/redact", "internal/netaddr", "internal/saslbearer"},
@@ -44,7 +45,7 @@ var allowed = map[string][]string{
 	"internal/faultproxy": nil,
 	"internal/archtest":   nil,
 	"web":                 nil,
-	"transport":           {"tools", "auth"},
+	"transport":           {"mcpkit", "auth"},
 }
 
 // upstream mirrors the doc's second table: the only packages that may
@@ -52,7 +53,7 @@ var allowed = map[string][]string{
 var upstream = map[string][]string{
 	"github.com/emersion/go-imap/v2":       {"imap", "devmail", "internal/mailtest", "cmd/email-mcp-bench"},
 	"github.com/emersion/go-smtp":          {"smtp", "devmail", "cmd/email-mcp-bench", "scripts/scale"},
-	"github.com/mark3labs/mcp-go":          {"tools", "cmd/email-mcp", "transport"},
+	"github.com/mark3labs/mcp-go":          {"mcpkit", "tools", "cmd/email-mcp", "transport"},
 	"github.com/kelseyhightower/envconfig": {"config"},
 	"golang.org/x/oauth2":                  {"oauth"},
 }

@@ -1,4 +1,4 @@
-package tools
+package mcpkit
 
 import (
 	"bytes"
@@ -14,7 +14,7 @@ import (
 // Several accounts in one server.
 //
 // Each account has its own adapters (pool, watcher, sender) and so its own
-// instance of every tool (allSpecs over its Deps). One MCP tool stands for
+// instance of every tool (Account.Specs). One MCP tool stands for
 // all of them: with more than one account it takes an optional "account"
 // argument, an enum of the names, and wrap hands the call to that account's
 // instance; its result names the account. With one account nothing of this
@@ -26,7 +26,8 @@ import (
 // the same answer as a name that does not exist, so a key learns nothing
 // about the accounts of other keys.
 
-// Account is one mailbox the server serves.
+// Account is one mailbox the server serves, with its instances of the
+// tools.
 type Account struct {
 	// Name is how calls choose it: lower-case letters, digits and "_",
 	// starting with a letter (validated by config; AccountName checks).
@@ -36,7 +37,11 @@ type Account struct {
 	Address string
 	// Sandbox marks the embedded sandbox mail server's account.
 	Sandbox bool
-	Deps    Deps
+	// Send and Inboxes say, for list_accounts, that the account has the
+	// send tools and the test-inbox tools.
+	Send, Inboxes bool
+	// Specs are the account's tools, in the order of the tool list.
+	Specs []*Spec
 }
 
 // accountArg is the argument that chooses the account.
@@ -50,20 +55,19 @@ var accountName = regexp.MustCompile(`^[a-z][a-z0-9_]{0,31}$`)
 // AccountName reports whether s is a valid account name.
 func AccountName(s string) bool { return accountName.MatchString(s) }
 
-// NewAccounts builds the MCP server for several accounts; the first is the
-// default (the one a call without "account" uses, when its caller may).
-func NewAccounts(accounts []Account, opts Options) (*Server, error) {
+// checkAccounts refuses no account, and a name that is invalid or repeated.
+func checkAccounts(accounts []Account) error {
 	if len(accounts) == 0 {
-		return nil, fmt.Errorf("tools: no account")
+		return fmt.Errorf("mcpkit: no account")
 	}
 	seen := map[string]bool{}
 	for _, a := range accounts {
 		if !AccountName(a.Name) || seen[a.Name] {
-			return nil, fmt.Errorf("tools: account name %q is invalid or repeated", a.Name)
+			return fmt.Errorf("mcpkit: account name %q is invalid or repeated", a.Name)
 		}
 		seen[a.Name] = true
 	}
-	return newServer(accounts, opts)
+	return nil
 }
 
 // multi reports whether the server has more than one account.
@@ -72,15 +76,15 @@ func (s *Server) multi() bool { return len(s.accounts) > 1 }
 // accountSpecs gives every tool name, in the order of the tool list, the
 // instances of each account that has it. The tool list of one account is
 // allSpecs' order; tools that only a later account has come after.
-func accountSpecs(accounts []Account, opts Options) (order []*spec, routes map[string]map[string]*spec) {
-	routes = map[string]map[string]*spec{}
+func accountSpecs(accounts []Account) (order []*Spec, routes map[string]map[string]*Spec) {
+	routes = map[string]map[string]*Spec{}
 	for _, a := range accounts {
-		for _, sp := range allSpecs(a.Deps, opts) {
-			if routes[sp.name] == nil {
-				routes[sp.name] = map[string]*spec{}
+		for _, sp := range a.Specs {
+			if routes[sp.Name] == nil {
+				routes[sp.Name] = map[string]*Spec{}
 				order = append(order, sp)
 			}
-			routes[sp.name][a.Name] = sp
+			routes[sp.Name][a.Name] = sp
 		}
 	}
 	return order, routes
@@ -125,19 +129,19 @@ func (s *Server) callerAccounts(ctx context.Context) []Account {
 // caller's first account. It answers ACCOUNT_NOT_FOUND for a name that is
 // not one of the caller's accounts, and INVALID_ARGUMENT when the account
 // does not offer the tool (it lacks what the tool needs, such as SMTP).
-func (s *Server) route(ctx context.Context, sp *spec, args map[string]any) (*spec, string, error) {
+func (s *Server) route(ctx context.Context, sp *Spec, args map[string]any) (*Spec, string, error) {
 	mine := s.callerAccounts(ctx)
 	if len(mine) == 0 {
-		return nil, "", errorf(CodeAccountNotFound, "this API key may use no account")
+		return nil, "", Errorf(CodeAccountNotFound, "this API key may use no account")
 	}
 	name := mine[0].Name
 	if v, given := args[accountArg]; given {
 		str, ok := v.(string)
 		if !ok {
-			return nil, "", invalidArg("account must be a string (list_accounts shows the names)")
+			return nil, "", InvalidArg("account must be a string (list_accounts shows the names)")
 		}
 		if !slices.ContainsFunc(mine, func(a Account) bool { return a.Name == str }) {
-			return nil, "", errorf(CodeAccountNotFound, "no account %q (list_accounts shows yours)", truncate(str, 40))
+			return nil, "", Errorf(CodeAccountNotFound, "no account %q (list_accounts shows yours)", Truncate(str, 40))
 		}
 		name = str
 	}
@@ -146,21 +150,9 @@ func (s *Server) route(ctx context.Context, sp *spec, args map[string]any) (*spe
 	}
 	target := sp.routes[name]
 	if target == nil {
-		a := mine[slices.IndexFunc(mine, func(a Account) bool { return a.Name == name })]
-		return nil, name, invalidArg("account %q does not offer %s (it has no %s)", name, sp.name, needOf(a, sp))
+		return nil, name, InvalidArg("account %q does not offer %s (list_accounts says what it has)", name, sp.Name)
 	}
 	return target, name, nil
-}
-
-// needOf names what an account lacks when it does not offer a tool.
-func needOf(a Account, sp *spec) string {
-	switch {
-	case a.Deps.Mail == nil:
-		return "IMAP server"
-	case sp.toolset == ToolsetInbox:
-		return "test inbox address (INBOX_ADDRESS)"
-	}
-	return "SMTP server (SMTP_HOST)"
 }
 
 // withoutAccount returns req without its "account" argument, the raw JSON

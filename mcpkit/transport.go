@@ -1,4 +1,4 @@
-package tools
+package mcpkit
 
 import (
 	"context"
@@ -43,10 +43,10 @@ func (s *Server) CallerID(ctx context.Context) string { return s.callerID(ctx) }
 // that tool, or nil when it does not.
 func (s *Server) Refusal(name string) *mcp.CallToolResult {
 	sp, ok := s.hidden[name]
-	if !ok || !s.opts.ReadOnly || !sp.changesMail {
+	if !ok || !s.opts.ReadOnly || !sp.ChangesMail {
 		return nil
 	}
-	return errorResult(errorf(CodeReadOnly, "%s is not available: the server is in read-only mode", sp.name))
+	return errorResult(Errorf(CodeReadOnly, "%s is not available: the server is in read-only mode", sp.Name))
 }
 
 // CodeDoc describes one error code for the documentation.

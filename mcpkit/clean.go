@@ -1,4 +1,4 @@
-package tools
+package mcpkit
 
 import (
 	"encoding/json"
@@ -27,16 +27,14 @@ import (
 //   - every other value, and every key: message.CleanLine.
 //
 // A result with a hidden_characters_removed field (read_email's) learns
-// that something was removed anywhere in it (hiddenMarker), and is
+// that something was removed anywhere in it (HiddenMarker), and is
 // marshalled again. Strings with nothing to clean are found without being
 // decoded (plain ASCII and the escapes encoding/json writes for <, >, &),
 // so a search page costs one scan of its bytes.
 
-// hiddenMarker is a result that reports removed hidden characters.
-type hiddenMarker interface{ markHidden() }
-
-// markHidden sets hidden_characters_removed.
-func (r *ReadResult) markHidden() { r.Hidden = true }
+// HiddenMarker is a result that reports removed hidden characters (a
+// hidden_characters_removed field): MarkHidden sets it.
+type HiddenMarker interface{ MarkHidden() }
 
 // Keys whose values are not one line: bodies and links.
 const (
@@ -56,15 +54,15 @@ func keyKind(key []byte) int {
 	return keyLine
 }
 
-// cleanResult returns text (out marshalled) with every string cleaned,
+// CleanResult returns text (out marshalled) with every string cleaned,
 // and whether it changed; out is marked when something was removed.
-func cleanResult(out any, text []byte) ([]byte, bool) {
+func CleanResult(out any, text []byte) ([]byte, bool) {
 	cleaned, changed, removed := cleanJSON(text)
 	if !removed {
 		return cleaned, changed
 	}
-	if m, ok := out.(hiddenMarker); ok {
-		m.markHidden()
+	if m, ok := out.(HiddenMarker); ok {
+		m.MarkHidden()
 		if again, err := json.Marshal(out); err == nil {
 			cleaned, _, _ = cleanJSON(again)
 		}

@@ -1,4 +1,4 @@
-package tools
+package mcpkit
 
 import (
 	"context"
@@ -22,16 +22,16 @@ type AccountsResult struct {
 }
 
 // listAccountsSpec is served only with more than one account.
-func listAccountsSpec(s *Server) *spec {
-	return &spec{
-		name:        "list_accounts",
-		title:       "List accounts",
-		description: "The mail accounts this server serves (and your API key may use): pass a name as the account argument of the other tools.",
-		toolset:     ToolsetMail,
-		readOnly:    true, destructive: false, idempotent: true, openWorld: false,
+func listAccountsSpec(s *Server) *Spec {
+	return &Spec{
+		Name:        "list_accounts",
+		Title:       "List accounts",
+		Description: "The mail accounts this server serves (and your API key may use): pass a name as the account argument of the other tools.",
+		Toolset:     "mail",
+		ReadOnly:    true, Destructive: false, Idempotent: true, OpenWorld: false,
 		global: true,
-		output: mcp.WithOutputSchema[AccountsResult](),
-		handle: func(ctx context.Context, _ mcp.CallToolRequest) (any, error) {
+		Output: mcp.WithOutputSchema[AccountsResult](),
+		Handle: func(ctx context.Context, _ mcp.CallToolRequest) (any, error) {
 			return s.listAccounts(ctx), nil
 		},
 	}
@@ -43,8 +43,7 @@ func (s *Server) listAccounts(ctx context.Context) *AccountsResult {
 	for i, a := range mine {
 		out.Accounts = append(out.Accounts, AccountInfo{
 			Name: a.Name, Address: a.Address, Default: i == 0, Sandbox: a.Sandbox,
-			Send:    a.Deps.Mail != nil && a.Deps.Sender != nil,
-			Inboxes: a.Deps.Inbox != nil && a.Deps.Inboxes.Address != "",
+			Send: a.Send, Inboxes: a.Inboxes,
 		})
 	}
 	return out

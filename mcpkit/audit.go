@@ -1,4 +1,4 @@
-package tools
+package mcpkit
 
 import (
 	"context"
@@ -16,12 +16,12 @@ import (
 
 // audited reports whether a call of sp goes to the audit log: tools that are
 // not read-only, and read_email only when it marks the mail read.
-func audited(sp *spec, args map[string]any) bool {
-	if sp.readOnly {
+func audited(sp *Spec, args map[string]any) bool {
+	if sp.ReadOnly {
 		return false
 	}
-	if sp.auditIf != "" {
-		on, _ := args[sp.auditIf].(bool)
+	if sp.AuditIf != "" {
+		on, _ := args[sp.AuditIf].(bool)
 		return on
 	}
 	return true
@@ -43,14 +43,14 @@ type auditResult struct {
 
 // audit writes the audit line of one call. resultJSON is the result's JSON
 // (nil on failure); te the failure (nil on success).
-func (s *Server) audit(ctx context.Context, sp *spec, args map[string]any, resultJSON []byte, te *Error) {
-	attrs := []slog.Attr{slog.String("component", "audit"), slog.String("tool", sp.name)}
+func (s *Server) audit(ctx context.Context, sp *Spec, args map[string]any, resultJSON []byte, te *Error) {
+	attrs := []slog.Attr{slog.String("component", "audit"), slog.String("tool", sp.Name)}
 	if id := s.callerID(ctx); id != "" {
 		attrs = append(attrs, slog.String("key_id", id))
 	}
-	for _, name := range append([]string{"folder", "from_folder", "to_folder", "inbox_id"}, sp.folderArgs...) {
+	for _, name := range append([]string{"folder", "from_folder", "to_folder", "inbox_id"}, sp.FolderArgs...) {
 		if v, ok := args[name].(string); ok && v != "" {
-			attrs = append(attrs, slog.String(name, truncate(v, maxAuditString)))
+			attrs = append(attrs, slog.String(name, Truncate(v, maxAuditString)))
 		}
 	}
 	if v, ok := args["uid"]; ok {
@@ -62,7 +62,7 @@ func (s *Server) audit(ctx context.Context, sp *spec, args map[string]any, resul
 	if v, ok := args["uids"].([]any); ok {
 		attrs = append(attrs, slog.Int("uids", len(v)))
 	}
-	if n := countList(args["to"]) + countList(args["cc"]) + countList(args["bcc"]); n > 0 && sp.folderArgs == nil {
+	if n := countList(args["to"]) + countList(args["cc"]) + countList(args["bcc"]); n > 0 && sp.FolderArgs == nil {
 		attrs = append(attrs, slog.Int("recipients", n))
 	}
 	if n := countList(args["attachment_paths"]); n > 0 {
@@ -84,22 +84,22 @@ func (s *Server) audit(ctx context.Context, sp *spec, args map[string]any, resul
 // appendResult adds the result fields that are set.
 func appendResult(attrs []slog.Attr, r auditResult) []slog.Attr {
 	if r.MessageID != "" {
-		attrs = append(attrs, slog.String("message_id", truncate(r.MessageID, maxAuditString)))
+		attrs = append(attrs, slog.String("message_id", Truncate(r.MessageID, maxAuditString)))
 	}
 	if len(r.NewUID) > 0 && string(r.NewUID) != "null" {
-		attrs = append(attrs, slog.String("new_uid", truncate(string(r.NewUID), maxAuditString)))
+		attrs = append(attrs, slog.String("new_uid", Truncate(string(r.NewUID), maxAuditString)))
 	}
 	if r.Accepted != nil || r.Rejected != nil {
 		attrs = append(attrs, slog.Int("accepted", len(r.Accepted)), slog.Int("rejected", len(r.Rejected)))
 	}
 	if r.FilePath != "" {
-		attrs = append(attrs, slog.String("file_path", truncate(r.FilePath, maxAuditString)))
+		attrs = append(attrs, slog.String("file_path", Truncate(r.FilePath, maxAuditString)))
 	}
 	if r.InboxID != "" {
-		attrs = append(attrs, slog.String("inbox_id", truncate(r.InboxID, maxAuditString)))
+		attrs = append(attrs, slog.String("inbox_id", Truncate(r.InboxID, maxAuditString)))
 	}
 	if r.DraftID != "" {
-		attrs = append(attrs, slog.String("new_draft_id", truncate(r.DraftID, maxAuditString)))
+		attrs = append(attrs, slog.String("new_draft_id", Truncate(r.DraftID, maxAuditString)))
 	}
 	if r.Replayed {
 		attrs = append(attrs, slog.Bool("replayed", true))
@@ -132,7 +132,7 @@ const maxAuditString = 200
 // clipAny bounds a uid argument (a number or a string) for the log.
 func clipAny(v any) any {
 	if s, ok := v.(string); ok {
-		return truncate(s, maxAuditString)
+		return Truncate(s, maxAuditString)
 	}
 	return v
 }
