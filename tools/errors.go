@@ -11,6 +11,7 @@ import (
 
 	"github.com/email-mcp/email-mcp/attachments"
 	"github.com/email-mcp/email-mcp/imap"
+	"github.com/email-mcp/email-mcp/outbox"
 	"github.com/email-mcp/email-mcp/smtp"
 )
 
@@ -140,6 +141,10 @@ func Classify(err error) *Error {
 	if errors.As(err, &te) {
 		return te
 	}
+	var oe *outbox.Error
+	if errors.As(err, &oe) {
+		return outboxError(oe)
+	}
 	code := classifyCode(err)
 	return &Error{Code: code, Message: codeInfo[code].message, Cause: err}
 }
@@ -178,4 +183,42 @@ func errorResult(e *Error) *mcp.CallToolResult {
 	res := mcp.NewToolResultStructured(map[string]any{"error": body}, string(e.Code)+": "+e.Message)
 	res.IsError = true
 	return res
+}
+
+// outboxCodes are the codes of the send domain's errors whose kind alone
+// names one.
+var outboxCodes = map[outbox.Kind]Code{
+	outbox.KindInvalid:             CodeInvalidArgument,
+	outbox.KindRecipientNotAllowed: CodeRecipientNotAllowed,
+	outbox.KindRateLimited:         CodeRateLimited,
+	outbox.KindTooLarge:            CodeAttachmentTooLarge,
+	outbox.KindRejected:            CodeSendRejected,
+	outbox.KindInternal:            CodeInternal,
+	outbox.KindConnectionFailed:    CodeConnectionFailed,
+}
+
+// outboxError is the tool error of a send domain failure, its text kept.
+func outboxError(oe *outbox.Error) *Error {
+	te := &Error{Code: outboxCodes[oe.Kind], Message: oe.Message, Cause: oe.Cause, Details: oe.Details}
+	switch oe.Kind {
+	case outbox.KindFolder:
+		return Classify(folderError(oe.Cause, oe.Folder))
+	case outbox.KindMessage:
+		return Classify(messageError(oe.Cause, oe.Folder, oe.UID))
+	case outbox.KindPath:
+		return Classify(pathError(oe.Cause, oe.Path))
+	case outbox.KindCause:
+		te.Code = Classify(oe.Cause).Code
+	case outbox.KindRecords:
+		te.Code = classifyCode(oe.Cause)
+		if te.Code == CodeFolderNotFound || te.Code == CodeMessageNotFound {
+			te.Code = CodeInternal
+		}
+	case outbox.KindReplayed:
+		te.Code = Code(oe.Code)
+	}
+	if te.Code == "" {
+		te.Code = CodeInternal
+	}
+	return te
 }

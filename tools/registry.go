@@ -345,7 +345,7 @@ func allSpecs(deps Deps, opts Options) []*spec {
 		specs = append(specs, adminSpecs(deps.Mail)...) // delete_email and the folder tools
 	}
 	if deps.Mail != nil && deps.Sender != nil {
-		o := newOutbox(deps.Sender, deps.Sent, deps.Send, opts.Logger)
+		o := newOutbox(deps.Sender, deps.Sent, deps.Send, opts.Logger) // the send domain: package outbox
 		specs = append(specs,
 			sendEmailSpec(o),
 			replyEmailSpec(deps.Mail, o),
