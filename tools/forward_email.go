@@ -162,20 +162,25 @@ func forwardResult(sent SendResult, m *smtp.Message, mode string) *ForwardResult
 }
 
 // quoteInline fills m with the note, the quoted header block and text of
-// the original, and its attachments, each streamed from the server and
+// the original (and its HTML, sanitized, when it has one: outbox.ForwardHTML),
+// and its attachments, each streamed from the server and
 // decoded on the way: the decoded bytes sent are the original's.
 func quoteInline(ctx context.Context, mail Mailbox, folder string, orig *imap.Message, hdr message.Header, m *smtp.Message, note string) error {
 	bodies, _, err := messageBodies(ctx, mail, folder, orig)
 	if err != nil {
 		return messageError(err, folder, orig.UID)
 	}
-	block := smtp.ForwardBlock(smtp.ForwardedHeader{
+	fh := smtp.ForwardedHeader{
 		From: outbox.Author(hdr), Date: hdr.Date, Subject: hdr.Subject, To: outbox.Addresses(hdr.To), Cc: outbox.Addresses(hdr.Cc),
-	}, clean(bodies.Text))
+	}
+	block := smtp.ForwardBlock(fh, clean(bodies.Text))
 	if note != "" {
 		block = note + "\n\n" + block
 	}
 	m.Text = block
+	if bodies.HTML != "" { // an HTML original is forwarded with an HTML part too
+		m.HTML = outbox.ForwardHTML(fh, note, bodies.HTML)
+	}
 	if orig.Structure == nil {
 		return nil
 	}
