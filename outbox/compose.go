@@ -31,6 +31,22 @@ func (o *Outbox) Compose(in Message) (*smtp.Message, error) {
 	return m, CheckRecipientCount(m, "the message")
 }
 
+// Forward builds a forward to the recipients of in, checked (count,
+// allow-list, syntax) before the original is read; the caller writes its
+// subject and content.
+func (o *Outbox) Forward(in Message) (*smtp.Message, error) {
+	empty := ""
+	in.Subject, in.Text = &empty, &empty
+	m, err := o.Compose(in)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := o.CheckRecipients(m, "the forward"); err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
 // build parses in into a message dated now, after a first count of the
 // strings given: every string but an empty group holds at least one
 // address. CheckRecipientCount counts the addresses after.

@@ -93,42 +93,18 @@ func forwardEmailSpec(mail Mailbox, o *outbox.Outbox) *spec {
 }
 
 func forward(ctx context.Context, mail Mailbox, o *outbox.Outbox, a forwardArgs) (*ForwardResult, error) {
-	folder, err := checkFolder(a.Folder, "folder")
+	folder, mode, fs, err := forwardSource(mail, a)
 	if err != nil {
 		return nil, err
 	}
-	mode := a.Mode
-	if mode == "" {
-		mode = forwardInline
-	}
-	if mode != forwardInline && mode != forwardAttachment {
-		return nil, invalidArg("mode must be inline or attachment (got %q)", truncate(mode, 40))
-	}
-	if a.UID == nil {
-		return nil, invalidArg("uid is required")
-	}
-	fs, ok := mail.(forwardStore)
-	if !ok {
-		return nil, errorf(CodeInternal, "this mailbox cannot forward messages")
-	}
-	// The recipients are checked (count, allow-list, syntax) before the
-	// original is read.
-	subject, empty := "", ""
-	m, err := o.Compose(outbox.Message{To: a.To, Cc: a.Cc, Bcc: a.Bcc, Subject: &subject, Text: &empty})
+	m, err := o.Forward(outbox.Message{To: a.To, Cc: a.Cc, Bcc: a.Bcc})
 	if err != nil {
 		return nil, err
 	}
-	if _, err := o.CheckRecipients(m, "the forward"); err != nil {
-		return nil, err
-	}
-	orig, err := mail.FetchMessage(ctx, folder, a.UID.UID, readPrefix)
+	orig, hdr, err := original(ctx, mail, folder, a.UID)
 	if err != nil {
-		return nil, messageError(err, folder, a.UID.UID)
-	}
-	if err := checkValidity(*a.UID, orig.UIDValidity, folder); err != nil {
 		return nil, err
 	}
-	hdr, _ := message.ParseHeader(orig.Raw)
 	m.Subject = smtp.ForwardSubject(hdr.Subject)
 	if mode == forwardInline {
 		err = quoteInline(ctx, mail, folder, orig, hdr, m, a.Body)
@@ -150,6 +126,43 @@ func forward(ctx context.Context, mail Mailbox, o *outbox.Outbox, a forwardArgs)
 		o.Logger().Warn("forward sent but $Forwarded not set", "uid", orig.UID, "err", err)
 	}
 	return forwardResult(sendResult(sent), m, mode), nil
+}
+
+// forwardSource checks the arguments that name what is forwarded and how:
+// the folder, the mode and the message, and a mailbox that can stream it.
+func forwardSource(mail Mailbox, a forwardArgs) (folder, mode string, fs forwardStore, err error) {
+	if folder, err = checkFolder(a.Folder, "folder"); err != nil {
+		return "", "", nil, err
+	}
+	mode = a.Mode
+	if mode == "" {
+		mode = forwardInline
+	}
+	if mode != forwardInline && mode != forwardAttachment {
+		return "", "", nil, invalidArg("mode must be inline or attachment (got %q)", truncate(mode, 40))
+	}
+	if a.UID == nil {
+		return "", "", nil, invalidArg("uid is required")
+	}
+	fs, ok := mail.(forwardStore)
+	if !ok {
+		return "", "", nil, errorf(CodeInternal, "this mailbox cannot forward messages")
+	}
+	return folder, mode, fs, nil
+}
+
+// original reads the message a reply or a forward answers: its first
+// readPrefix bytes, its UIDVALIDITY checked, and its header.
+func original(ctx context.Context, mail Mailbox, folder string, uid *UID) (*imap.Message, message.Header, error) {
+	orig, err := mail.FetchMessage(ctx, folder, uid.UID, readPrefix)
+	if err != nil {
+		return nil, message.Header{}, messageError(err, folder, uid.UID)
+	}
+	if err := checkValidity(*uid, orig.UIDValidity, folder); err != nil {
+		return nil, message.Header{}, err
+	}
+	hdr, _ := message.ParseHeader(orig.Raw)
+	return orig, hdr, nil
 }
 
 // forwardResult shapes a forward sent or saved.

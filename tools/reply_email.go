@@ -78,14 +78,10 @@ func reply(ctx context.Context, mail Mailbox, o *outbox.Outbox, a replyArgs) (*R
 	if a.UID == nil || a.Body == nil {
 		return nil, invalidArg("uid and body are required")
 	}
-	orig, err := mail.FetchMessage(ctx, folder, a.UID.UID, readPrefix)
+	orig, hdr, err := original(ctx, mail, folder, a.UID)
 	if err != nil {
-		return nil, messageError(err, folder, a.UID.UID)
-	}
-	if err := checkValidity(*a.UID, orig.UIDValidity, folder); err != nil {
 		return nil, err
 	}
-	hdr, _ := message.ParseHeader(orig.Raw)
 	m, err := replyMessage(ctx, mail, o, folder, orig, hdr, a)
 	if err != nil {
 		return nil, err
