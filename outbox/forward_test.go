@@ -96,3 +96,13 @@ func FuzzSanitizeHTML(f *testing.F) {
 		}
 	})
 }
+
+// TestSanitizeHTMLDeep: a document past x/net/html's 512 open elements
+// (which it refuses to parse) is quoted as its text, escaped.
+func TestSanitizeHTMLDeep(t *testing.T) {
+	in := strings.Repeat("<div>", 600) + "deep <script>alert(1)</script>text" + strings.Repeat("</div>", 600)
+	out := outbox.SanitizeHTML(in)
+	if !strings.Contains(out, "deep") || !strings.Contains(out, "text") || strings.Contains(out, "<script") {
+		t.Errorf("SanitizeHTML(600 nested divs) = %.300q, want its text without the script", out)
+	}
+}
