@@ -120,12 +120,9 @@ func (l *sendLog) claim(ctx context.Context, tool, hash string) (uint32, any, er
 		wait = defaultOwnerWait
 	}
 	deadline := time.Now().Add(wait)
-	claimNow := func() (uint32, error) {
-		return l.appendRecord(ctx, keyFolder, kindClaim, []string{keyHeader + ": " + hash, toolHeader + ": " + tool}, nil)
-	}
 	// Claim first, look after: a first send (the usual case) needs one
 	// search; a repeat removes its claim again.
-	mine, err := claimNow()
+	mine, err := l.claimKey(ctx, tool, hash)
 	if err != nil {
 		return 0, nil, recordError(err, keyFolder)
 	}
@@ -136,14 +133,12 @@ func (l *sendLog) claim(ctx context.Context, tool, hash string) (uint32, any, er
 			return 0, nil, recordError(err, keyFolder)
 		}
 		if result != nil {
-			if mine != 0 {
-				l.remove(ctx, keyFolder, mine)
-			}
+			l.remove(ctx, keyFolder, mine)
 			out, err := replayOf(tool, *result)
 			return 0, out, err
 		}
 		if mine == 0 && len(claims) == 0 {
-			if mine, err = claimNow(); err != nil {
+			if mine, err = l.claimKey(ctx, tool, hash); err != nil {
 				return 0, nil, recordError(err, keyFolder)
 			}
 			continue
@@ -151,23 +146,36 @@ func (l *sendLog) claim(ctx context.Context, tool, hash string) (uint32, any, er
 		if mine != 0 && len(claims) > 0 && claims[0].UID == mine {
 			return mine, nil, nil
 		}
-		if mine != 0 { // another claim came first: it owns the key
-			l.remove(ctx, keyFolder, mine)
-			mine = 0
+		l.remove(ctx, keyFolder, mine) // another claim came first: it owns the key
+		mine = 0
+		if err := waitForOwner(ctx, claims, deadline, pause); err != nil {
+			return 0, nil, err
 		}
-		if len(claims) > 0 && time.Since(claims[0].Date) > claimStale {
-			return 0, nil, staleClaim(claims[0].Date)
-		}
-		if time.Now().After(deadline) {
-			return 0, nil, &Error{Kind: KindRateLimited,
-				Message: "a send with this idempotency_key is still in progress (on this or another replica); call again shortly to get its result",
-				Details: map[string]any{"retry_after_seconds": 2, "in_progress": true}}
-		}
-		select {
-		case <-ctx.Done():
-			return 0, nil, ctx.Err()
-		case <-time.After(pause):
-		}
+	}
+}
+
+// claimKey appends a claim of the key hash for tool and returns its UID.
+func (l *sendLog) claimKey(ctx context.Context, tool, hash string) (uint32, error) {
+	return l.appendRecord(ctx, keyFolder, kindClaim, []string{keyHeader + ": " + hash, toolHeader + ": " + tool}, nil)
+}
+
+// waitForOwner pauses while another claim owns the key, and answers why a
+// repeat stops waiting: the owner's claim is stale (its replica stopped),
+// the wait is over (in progress), or the call ended.
+func waitForOwner(ctx context.Context, claims []parsedRecord, deadline time.Time, pause time.Duration) error {
+	if len(claims) > 0 && time.Since(claims[0].Date) > claimStale {
+		return staleClaim(claims[0].Date)
+	}
+	if time.Now().After(deadline) {
+		return &Error{Kind: KindRateLimited,
+			Message: "a send with this idempotency_key is still in progress (on this or another replica); call again shortly to get its result",
+			Details: map[string]any{"retry_after_seconds": 2, "in_progress": true}}
+	}
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-time.After(pause):
+		return nil
 	}
 }
 
