@@ -49,7 +49,9 @@ var errRefused = errors.New("refused")
 // error comes from the cancellation, and keeps its own code when the
 // handler failed for another reason first.
 func TestCancelledCode(t *testing.T) {
-	s, err := New([]Account{{Name: DefaultAccount}}, Options{Logger: slog.New(slog.DiscardHandler), Sentinels: []Sentinel{{Err: errRefused, Code: CodeSendRejected}}})
+	s, err := New([]Account{{Name: DefaultAccount}}, Options{Logger: slog.New(slog.DiscardHandler), Classify: func(err error) *Error {
+		return Classify(err, []Sentinel{{Err: errRefused, Code: CodeSendRejected}})
+	}})
 	if err != nil {
 		t.Fatal(err)
 	}

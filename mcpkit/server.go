@@ -3,7 +3,7 @@
 // that returns either a result value or an error, and the server turns
 // that into an MCP tool. Results become JSON text plus structuredContent,
 // cleaned of hidden characters; errors are classified once (Classify, with
-// the adapters' sentinels of Options.Sentinels) into a result with
+// the classification of Options.Classify) into a result with
 // isError, the text "CODE: message" and structuredContent
 // {"error":{"code","message","retryable"}}. Protocol faults (unknown
 // method, malformed JSON-RPC) stay JSON-RPC errors.
@@ -43,9 +43,10 @@ type Options struct {
 	Logger   *slog.Logger
 	// Instructions are the server's instructions of initialize.
 	Instructions string
-	// Sentinels map the adapters' errors to codes (Classify); the first
-	// match wins.
-	Sentinels []Sentinel
+	// Classify turns a handler's error into the tool error of its result
+	// (the adapters' sentinels: Classify(err, sentinels)); nil: Classify
+	// with no sentinels.
+	Classify func(error) *Error
 	// CallerID names the authenticated caller of a request (the API key's
 	// id, never the key): the audit log records it and legacy SSE sessions
 	// are bound to it. Nil treats every request as one caller.
@@ -239,7 +240,7 @@ func (s *Server) wrap(sp *Spec) server.ToolHandlerFunc {
 			text, cleaned = withAccount(text, account), true
 		}
 		if err != nil {
-			te := Classify(err, s.opts.Sentinels)
+			te := s.Classify(err)
 			// Cancelled: the call ended because its client went away. A
 			// failure the handler met first (a refused send) keeps its code.
 			if errors.Is(ctx.Err(), context.Canceled) && errors.Is(err, context.Canceled) {
@@ -326,8 +327,13 @@ func (s *Server) callerID(ctx context.Context) string {
 	return s.opts.CallerID(ctx)
 }
 
-// Classify is Classify with the server's sentinels (Options.Sentinels).
-func (s *Server) Classify(err error) *Error { return Classify(err, s.opts.Sentinels) }
+// Classify is Options.Classify, the classification of every failed call.
+func (s *Server) Classify(err error) *Error {
+	if s.opts.Classify == nil {
+		return Classify(err, nil)
+	}
+	return s.opts.Classify(err)
+}
 
 // MCP returns the underlying mcp-go server (for transports and tests).
 func (s *Server) MCP() *server.MCPServer { return s.mcp }

@@ -6,16 +6,17 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/email-mcp/email-mcp/attachments"
+	"github.com/email-mcp/email-mcp/outbox"
 )
 
 // draftSpecs are save_draft, update_draft, send_draft and delete_draft; none
 // when mail cannot store drafts.
-func draftSpecs(mail Mailbox, o *outbox, files *attachments.Workspace) []*spec {
+func draftSpecs(mail Mailbox, o *outbox.Outbox, files *attachments.Workspace) []*spec {
 	b := newDraftBox(mail, o, files)
 	if b == nil {
 		return nil
 	}
-	return []*spec{saveDraftSpec(b), updateDraftSpec(b), sendDraftSpec(b), deleteDraftSpec(b)}
+	return []*spec{saveDraftSpec(b), updateDraftSpec(b), sendDraftSpec(b, o), deleteDraftSpec(b)}
 }
 
 // draftParams are the arguments of save_draft and update_draft.
@@ -36,7 +37,7 @@ func draftParams() []mcp.ToolOption {
 
 const draftNote = " Drafts are kept in the Drafts folder with the \\Draft flag (any mail client shows them); list them with search_emails and that folder."
 
-func saveDraftSpec(b *draftBox) *spec {
+func saveDraftSpec(b *outbox.Drafts) *spec {
 	return &spec{
 		name:  "save_draft",
 		title: "Save a draft",
@@ -52,16 +53,19 @@ func saveDraftSpec(b *draftBox) *spec {
 			if err := bindArgs(req, &args); err != nil {
 				return nil, err
 			}
-			m, listed, err := b.compose(ctx, args, nil)
+			d, err := args.draft()
 			if err != nil {
 				return nil, err
 			}
-			out, err := b.save(ctx, m)
+			m, listed, err := b.Compose(ctx, d)
 			if err != nil {
 				return nil, err
 			}
-			out.Attachments = listed
-			return out, nil
+			saved, err := b.Save(ctx, m)
+			if err != nil {
+				return nil, err
+			}
+			return draftResult(saved, listed), nil
 		},
 	}
 }
@@ -71,7 +75,7 @@ type updateDraftArgs struct {
 	DraftID *UID `json:"draft_id"`
 }
 
-func updateDraftSpec(b *draftBox) *spec {
+func updateDraftSpec(b *outbox.Drafts) *spec {
 	params := append([]mcp.ToolOption{
 		mcp.WithAny("draft_id", mcp.Required(), uidSchema(), mcp.Description("the draft to replace: draft_id, or its uid in the Drafts folder")),
 	}, draftParams()...)
@@ -90,18 +94,28 @@ func updateDraftSpec(b *draftBox) *spec {
 			if err := bindArgs(req, &args); err != nil {
 				return nil, err
 			}
-			return b.update(ctx, args.DraftID, args.draftArgs)
+			d, err := args.draft()
+			if err != nil {
+				return nil, err
+			}
+			up, err := b.Update(ctx, ref(args.DraftID), d)
+			if err != nil {
+				return nil, err
+			}
+			out := draftResult(up.Saved, up.Attached)
+			out.Replaced = up.Replaced
+			return out, nil
 		},
 	}
 }
 
 type draftIDArgs struct {
 	DraftID *UID `json:"draft_id"`
-	// IdempotencyKey makes a repeat answer the first result (sendkeys.go).
+	// IdempotencyKey makes a repeat answer the first result (outbox/keys.go).
 	IdempotencyKey string `json:"idempotency_key"`
 }
 
-func sendDraftSpec(b *draftBox) *spec {
+func sendDraftSpec(b *outbox.Drafts, o *outbox.Outbox) *spec {
 	return &spec{
 		name:  "send_draft",
 		title: "Send a draft",
@@ -120,8 +134,12 @@ func sendDraftSpec(b *draftBox) *spec {
 			if err := bindArgs(req, &args); err != nil {
 				return nil, err
 			}
-			return b.o.sends.once(ctx, "send_draft", args.IdempotencyKey, func(ctx context.Context) (any, error) {
-				return b.send(ctx, args.DraftID)
+			return o.Once(ctx, "send_draft", args.IdempotencyKey, func(ctx context.Context) (any, error) {
+				sent, err := b.Send(ctx, ref(args.DraftID))
+				if err != nil {
+					return nil, err
+				}
+				return &SendDraftResult{SendResult: sendResult(&sent.Sent), DraftRemoved: sent.Removed}, nil
 			})
 		},
 	}
@@ -131,7 +149,7 @@ type deleteDraftArgs struct {
 	DraftID *UID `json:"draft_id"`
 }
 
-func deleteDraftSpec(b *draftBox) *spec {
+func deleteDraftSpec(b *outbox.Drafts) *spec {
 	return &spec{
 		name:        "delete_draft",
 		title:       "Delete a draft",
@@ -148,7 +166,11 @@ func deleteDraftSpec(b *draftBox) *spec {
 			if err := bindArgs(req, &args); err != nil {
 				return nil, err
 			}
-			return b.delete(ctx, args.DraftID)
+			id, err := b.Delete(ctx, ref(args.DraftID))
+			if err != nil {
+				return nil, err
+			}
+			return &DeleteDraftResult{Success: true, DraftID: id}, nil
 		},
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/email-mcp/email-mcp/imap"
 	"github.com/email-mcp/email-mcp/inbox"
 	"github.com/email-mcp/email-mcp/mcpkit"
+	"github.com/email-mcp/email-mcp/outbox"
 	"github.com/email-mcp/email-mcp/smtp"
 )
 
@@ -73,10 +74,19 @@ var sentinels = []mcpkit.Sentinel{
 	{Err: attachments.ErrTooLarge, Code: CodeAttachmentTooLarge},
 }
 
-// Classify turns any error into a tool error: a *Error passes through, the
-// adapters' sentinels map to their codes, timeouts become
-// CONNECTION_TIMEOUT, and anything else is INTERNAL (mcpkit.Classify).
-func Classify(err error) *Error { return mcpkit.Classify(err, sentinels) }
+// Classify turns any error into a tool error: a *Error passes through, an
+// *outbox.Error takes its kind's code (outboxError), the adapters'
+// sentinels map to their codes, timeouts become CONNECTION_TIMEOUT, and
+// anything else is INTERNAL (mcpkit.Classify). mcpkit classifies every
+// failed call with it (Options.Classify).
+func Classify(err error) *Error {
+	var te *Error
+	var oe *outbox.Error
+	if !errors.As(err, &te) && errors.As(err, &oe) {
+		return outboxError(oe)
+	}
+	return mcpkit.Classify(err, sentinels)
+}
 
 // classifyCode is err's code by the sentinels and timeouts alone.
 func classifyCode(err error) Code { return mcpkit.ClassifyCode(err, sentinels) }
@@ -110,4 +120,42 @@ var inboxCodes = map[inbox.Kind]Code{
 	inbox.RateLimited:   CodeRateLimited,
 	inbox.FolderMissing: CodeFolderNotFound,
 	inbox.Unsupported:   CodeInternal,
+}
+
+// outboxCodes are the codes of the send domain's errors whose kind alone
+// names one.
+var outboxCodes = map[outbox.Kind]Code{
+	outbox.KindInvalid:             CodeInvalidArgument,
+	outbox.KindRecipientNotAllowed: CodeRecipientNotAllowed,
+	outbox.KindRateLimited:         CodeRateLimited,
+	outbox.KindTooLarge:            CodeAttachmentTooLarge,
+	outbox.KindRejected:            CodeSendRejected,
+	outbox.KindInternal:            CodeInternal,
+	outbox.KindConnectionFailed:    CodeConnectionFailed,
+}
+
+// outboxError is the tool error of a send domain failure, its text kept.
+func outboxError(oe *outbox.Error) *Error {
+	te := &Error{Code: outboxCodes[oe.Kind], Message: oe.Message, Cause: oe.Cause, Details: oe.Details}
+	switch oe.Kind {
+	case outbox.KindFolder:
+		return Classify(folderError(oe.Cause, oe.Folder))
+	case outbox.KindMessage:
+		return Classify(messageError(oe.Cause, oe.Folder, oe.UID))
+	case outbox.KindPath:
+		return Classify(pathError(oe.Cause, oe.Path))
+	case outbox.KindCause:
+		te.Code = Classify(oe.Cause).Code
+	case outbox.KindRecords:
+		te.Code = classifyCode(oe.Cause)
+		if te.Code == CodeFolderNotFound || te.Code == CodeMessageNotFound {
+			te.Code = CodeInternal
+		}
+	case outbox.KindReplayed:
+		te.Code = Code(oe.Code)
+	}
+	if te.Code == "" {
+		te.Code = CodeInternal
+	}
+	return te
 }

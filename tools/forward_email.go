@@ -12,6 +12,7 @@ import (
 
 	"github.com/email-mcp/email-mcp/imap"
 	"github.com/email-mcp/email-mcp/message"
+	"github.com/email-mcp/email-mcp/outbox"
 	"github.com/email-mcp/email-mcp/smtp"
 )
 
@@ -40,7 +41,7 @@ type forwardArgs struct {
 	Body   string     `json:"body" max:"-"`
 	Mode   string     `json:"mode"`
 	Draft  bool       `json:"draft"`
-	// IdempotencyKey makes a repeat answer the first result (sendkeys.go).
+	// IdempotencyKey makes a repeat answer the first result (outbox/keys.go).
 	IdempotencyKey string `json:"idempotency_key"`
 }
 
@@ -59,7 +60,7 @@ const (
 	forwardAttachment = "attachment"
 )
 
-func forwardEmailSpec(mail Mailbox, o *outbox) *spec {
+func forwardEmailSpec(mail Mailbox, o *outbox.Outbox) *spec {
 	return &spec{
 		name:  "forward_email",
 		title: "Forward an email",
@@ -84,53 +85,29 @@ func forwardEmailSpec(mail Mailbox, o *outbox) *spec {
 			if err := bindArgs(req, &args); err != nil {
 				return nil, err
 			}
-			return o.sends.once(ctx, "forward_email", args.IdempotencyKey, func(ctx context.Context) (any, error) {
-				return o.forward(ctx, mail, args)
+			return o.Once(ctx, "forward_email", args.IdempotencyKey, func(ctx context.Context) (any, error) {
+				return forward(ctx, mail, o, args)
 			})
 		},
 	}
 }
 
-func (o *outbox) forward(ctx context.Context, mail Mailbox, a forwardArgs) (*ForwardResult, error) {
-	folder, err := checkFolder(a.Folder, "folder")
+func forward(ctx context.Context, mail Mailbox, o *outbox.Outbox, a forwardArgs) (*ForwardResult, error) {
+	folder, mode, fs, err := forwardSource(mail, a)
 	if err != nil {
 		return nil, err
 	}
-	mode := a.Mode
-	if mode == "" {
-		mode = forwardInline
-	}
-	if mode != forwardInline && mode != forwardAttachment {
-		return nil, invalidArg("mode must be inline or attachment (got %q)", truncate(mode, 40))
-	}
-	if a.UID == nil {
-		return nil, invalidArg("uid is required")
-	}
-	fs, ok := mail.(forwardStore)
-	if !ok {
-		return nil, errorf(CodeInternal, "this mailbox cannot forward messages")
-	}
-	// The recipients are checked (count, allow-list, syntax) before the
-	// original is read.
-	subject, empty := "", ""
-	m, err := o.compose(sendArgs{To: a.To, Cc: a.Cc, Bcc: a.Bcc, Subject: &subject, Body: &empty})
+	m, err := o.Forward(outbox.Message{To: a.To, Cc: a.Cc, Bcc: a.Bcc})
 	if err != nil {
 		return nil, err
 	}
-	if _, err := o.checkRecipients(m, "the forward"); err != nil {
-		return nil, err
-	}
-	orig, err := mail.FetchMessage(ctx, folder, a.UID.UID, readPrefix)
+	orig, hdr, err := original(ctx, mail, folder, a.UID)
 	if err != nil {
-		return nil, messageError(err, folder, a.UID.UID)
-	}
-	if err := checkValidity(*a.UID, orig.UIDValidity, folder); err != nil {
 		return nil, err
 	}
-	hdr, _ := message.ParseHeader(orig.Raw)
 	m.Subject = smtp.ForwardSubject(hdr.Subject)
 	if mode == forwardInline {
-		err = o.forwardInline(ctx, mail, folder, orig, hdr, m, a.Body)
+		err = quoteInline(ctx, mail, folder, orig, hdr, m, a.Body)
 	} else {
 		m.Text = a.Body
 		m.Attachments = []smtp.Attachment{messageAttachment(ctx, fs, folder, orig, hdr.Subject)}
@@ -139,41 +116,84 @@ func (o *outbox) forward(ctx context.Context, mail Mailbox, a forwardArgs) (*For
 		return nil, err
 	}
 	if a.Draft {
-		return o.forwardDraft(ctx, mail, m, mode)
+		return forwardDraft(ctx, mail, o, m, mode)
 	}
-	sent, err := o.send(ctx, m)
+	sent, err := o.Send(ctx, m)
 	if err != nil {
 		return nil, err
 	}
 	if _, err := fs.AddKeywords(context.WithoutCancel(ctx), folder, []uint32{orig.UID}, []string{"$Forwarded"}); err != nil {
-		o.log.Warn("forward sent but $Forwarded not set", "uid", orig.UID, "err", err)
+		o.Logger().Warn("forward sent but $Forwarded not set", "uid", orig.UID, "err", err)
 	}
-	out := &ForwardResult{SendResult: *sent, Mode: mode, Attachments: len(m.Attachments)}
+	return forwardResult(sendResult(sent), m, mode), nil
+}
+
+// forwardSource checks the arguments that name what is forwarded and how:
+// the folder, the mode and the message, and a mailbox that can stream it.
+func forwardSource(mail Mailbox, a forwardArgs) (folder, mode string, fs forwardStore, err error) {
+	if folder, err = checkFolder(a.Folder, "folder"); err != nil {
+		return "", "", nil, err
+	}
+	mode = a.Mode
+	if mode == "" {
+		mode = forwardInline
+	}
+	if mode != forwardInline && mode != forwardAttachment {
+		return "", "", nil, invalidArg("mode must be inline or attachment (got %q)", truncate(mode, 40))
+	}
+	if a.UID == nil {
+		return "", "", nil, invalidArg("uid is required")
+	}
+	fs, ok := mail.(forwardStore)
+	if !ok {
+		return "", "", nil, errorf(CodeInternal, "this mailbox cannot forward messages")
+	}
+	return folder, mode, fs, nil
+}
+
+// original reads the message a reply or a forward answers: its first
+// readPrefix bytes, its UIDVALIDITY checked, and its header.
+func original(ctx context.Context, mail Mailbox, folder string, uid *UID) (*imap.Message, message.Header, error) {
+	orig, err := mail.FetchMessage(ctx, folder, uid.UID, readPrefix)
+	if err != nil {
+		return nil, message.Header{}, messageError(err, folder, uid.UID)
+	}
+	if err := checkValidity(*uid, orig.UIDValidity, folder); err != nil {
+		return nil, message.Header{}, err
+	}
+	hdr, _ := message.ParseHeader(orig.Raw)
+	return orig, hdr, nil
+}
+
+// forwardResult shapes a forward sent or saved.
+func forwardResult(sent SendResult, m *smtp.Message, mode string) *ForwardResult {
+	out := &ForwardResult{SendResult: sent, Mode: mode, Attachments: len(m.Attachments)}
 	out.To, out.ToTotal = boundAddresses(m.To, message.MaxAddresses, false, smtpAddr)
 	out.Cc, out.CcTotal = boundAddresses(m.Cc, message.MaxAddresses, false, smtpAddr)
 	out.Subject, out.SubjectTruncated = boundSubject(m.Subject, false)
-	return out, nil
+	return out
 }
 
-// forwardInline fills m with the note, the quoted header block and text of
-// the original, and its attachments, each streamed from the server and
+// quoteInline fills m with the note, the quoted header block and text of
+// the original (and its HTML, sanitized, when it has one: outbox.ForwardHTML),
+// and its attachments, each streamed from the server and
 // decoded on the way: the decoded bytes sent are the original's.
-func (o *outbox) forwardInline(ctx context.Context, mail Mailbox, folder string, orig *imap.Message, hdr message.Header, m *smtp.Message, note string) error {
+func quoteInline(ctx context.Context, mail Mailbox, folder string, orig *imap.Message, hdr message.Header, m *smtp.Message, note string) error {
 	bodies, _, err := messageBodies(ctx, mail, folder, orig)
 	if err != nil {
 		return messageError(err, folder, orig.UID)
 	}
-	var from smtp.Address
-	if len(hdr.From) > 0 {
-		from = smtp.Address{Name: hdr.From[0].Name, Email: hdr.From[0].Email}
+	fh := smtp.ForwardedHeader{
+		From: outbox.Author(hdr), Date: hdr.Date, Subject: hdr.Subject, To: outbox.Addresses(hdr.To), Cc: outbox.Addresses(hdr.Cc),
 	}
-	block := smtp.ForwardBlock(smtp.ForwardedHeader{
-		From: from, Date: hdr.Date, Subject: hdr.Subject, To: smtpAddrs(hdr.To), Cc: smtpAddrs(hdr.Cc),
-	}, clean(bodies.Text))
+	block := smtp.ForwardBlock(fh, clean(bodies.Text))
 	if note != "" {
 		block = note + "\n\n" + block
 	}
 	m.Text = block
+	if bodies.HTML != "" { // an HTML original is forwarded with an HTML part too
+		m.HTML = outbox.ForwardHTML(fh, note, bodies.HTML)
+	}
 	if orig.Structure == nil {
 		return nil
 	}
@@ -288,19 +308,12 @@ func cutBytes(s string, n int) string {
 // forwardDraft saves the composed forward in Drafts instead of sending it
 // (draft=true), attachments streamed from the original as for a send. The
 // original gets $Forwarded only when a forward is sent.
-func (o *outbox) forwardDraft(ctx context.Context, mail Mailbox, m *smtp.Message, mode string) (*ForwardResult, error) {
-	b := newDraftBox(mail, o, nil)
-	if b == nil {
-		return nil, invalidArg("this server cannot keep drafts")
-	}
-	d, err := b.save(ctx, m)
+func forwardDraft(ctx context.Context, mail Mailbox, o *outbox.Outbox, m *smtp.Message, mode string) (*ForwardResult, error) {
+	d, err := saveDraft(ctx, mail, o, m)
 	if err != nil {
 		return nil, err
 	}
-	out := &ForwardResult{SendResult: SendResult{Success: true, MessageID: d.MessageID, Accepted: []string{}, Rejected: []string{}, SentCopy: copySkipped},
-		Mode: mode, Attachments: len(m.Attachments), DraftID: d.DraftID}
-	out.To, out.ToTotal = boundAddresses(m.To, message.MaxAddresses, false, smtpAddr)
-	out.Cc, out.CcTotal = boundAddresses(m.Cc, message.MaxAddresses, false, smtpAddr)
-	out.Subject, out.SubjectTruncated = boundSubject(m.Subject, false)
+	out := forwardResult(notSent(d.MessageID), m, mode)
+	out.DraftID = d.ID
 	return out, nil
 }

@@ -93,7 +93,7 @@ func NewAccounts(accounts []Account, opts Options) (*Server, error) {
 			Specs:   kitSpecs(allSpecs(a.Deps, opts))}
 	}
 	srv, err := mcpkit.New(list, mcpkit.Options{Name: opts.Name, Version: opts.Version, ReadOnly: opts.ReadOnly,
-		Toolsets: opts.Toolsets, Logger: opts.Logger, Instructions: instructions, Sentinels: sentinels,
+		Toolsets: opts.Toolsets, Logger: opts.Logger, Instructions: instructions, Classify: Classify,
 		CallerID: opts.CallerID, CallLimit: opts.CallLimit, CallerAccounts: opts.CallerAccounts})
 	if err != nil {
 		return nil, err
@@ -168,7 +168,7 @@ func allSpecs(deps Deps, opts Options) []*spec {
 		specs = append(specs, adminSpecs(deps.Mail)...) // delete_email and the folder tools
 	}
 	if deps.Mail != nil && deps.Sender != nil {
-		o := newOutbox(deps.Sender, deps.Sent, deps.Send, opts.Logger)
+		o := newOutbox(deps.Sender, deps.Sent, deps.Send, opts.Logger) // the send domain: package outbox
 		specs = append(specs,
 			sendEmailSpec(o),
 			replyEmailSpec(deps.Mail, o),

@@ -2,12 +2,12 @@ package tools
 
 import (
 	"context"
-	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/email-mcp/email-mcp/imap"
 	"github.com/email-mcp/email-mcp/message"
+	"github.com/email-mcp/email-mcp/outbox"
 	"github.com/email-mcp/email-mcp/smtp"
 )
 
@@ -33,11 +33,11 @@ type replyArgs struct {
 	ReplyAll bool    `json:"reply_all"`
 	Quote    *bool   `json:"quote"`
 	Draft    bool    `json:"draft"`
-	// IdempotencyKey makes a repeat answer the first result (sendkeys.go).
+	// IdempotencyKey makes a repeat answer the first result (outbox/keys.go).
 	IdempotencyKey string `json:"idempotency_key"`
 }
 
-func replyEmailSpec(mail Mailbox, o *outbox) *spec {
+func replyEmailSpec(mail Mailbox, o *outbox.Outbox) *spec {
 	return &spec{
 		name:  "reply_email",
 		title: "Reply to an email",
@@ -63,14 +63,14 @@ func replyEmailSpec(mail Mailbox, o *outbox) *spec {
 			if err := bindArgs(req, &args); err != nil {
 				return nil, err
 			}
-			return o.sends.once(ctx, "reply_email", args.IdempotencyKey, func(ctx context.Context) (any, error) {
-				return o.reply(ctx, mail, args)
+			return o.Once(ctx, "reply_email", args.IdempotencyKey, func(ctx context.Context) (any, error) {
+				return reply(ctx, mail, o, args)
 			})
 		},
 	}
 }
 
-func (o *outbox) reply(ctx context.Context, mail Mailbox, a replyArgs) (*ReplyResult, error) {
+func reply(ctx context.Context, mail Mailbox, o *outbox.Outbox, a replyArgs) (*ReplyResult, error) {
 	folder, err := checkFolder(a.Folder, "folder")
 	if err != nil {
 		return nil, err
@@ -78,52 +78,41 @@ func (o *outbox) reply(ctx context.Context, mail Mailbox, a replyArgs) (*ReplyRe
 	if a.UID == nil || a.Body == nil {
 		return nil, invalidArg("uid and body are required")
 	}
-	orig, err := mail.FetchMessage(ctx, folder, a.UID.UID, readPrefix)
+	orig, hdr, err := original(ctx, mail, folder, a.UID)
 	if err != nil {
-		return nil, messageError(err, folder, a.UID.UID)
-	}
-	if err := checkValidity(*a.UID, orig.UIDValidity, folder); err != nil {
 		return nil, err
 	}
-	hdr, _ := message.ParseHeader(orig.Raw)
-	m, err := o.replyMessage(ctx, mail, folder, orig, hdr, a)
+	m, err := replyMessage(ctx, mail, o, folder, orig, hdr, a)
 	if err != nil {
 		return nil, err
 	}
 	if a.Draft {
-		return o.replyDraft(ctx, mail, m)
+		return replyDraft(ctx, mail, o, m)
 	}
-	sent, err := o.send(ctx, m)
+	sent, err := o.Send(ctx, m)
 	if err != nil {
 		return nil, err
 	}
 	answered := true
 	if _, err := mail.SetFlags(context.WithoutCancel(ctx), folder, []uint32{orig.UID}, imap.FlagChange{Answered: &answered}); err != nil {
-		o.log.Warn("reply sent but \\Answered not set", "uid", orig.UID, "err", err)
+		o.Logger().Warn("reply sent but \\Answered not set", "uid", orig.UID, "err", err)
 	}
-	out := &ReplyResult{SendResult: *sent}
+	return replyResult(sendResult(sent), m), nil
+}
+
+// replyResult shapes a reply sent or saved.
+func replyResult(sent SendResult, m *smtp.Message) *ReplyResult {
+	out := &ReplyResult{SendResult: sent}
 	out.To, out.ToTotal = boundAddresses(m.To, message.MaxAddresses, false, smtpAddr)
 	out.Cc, out.CcTotal = boundAddresses(m.Cc, message.MaxAddresses, false, smtpAddr)
 	out.Subject, out.SubjectTruncated = boundSubject(m.Subject, false)
-	return out, nil
+	return out
 }
 
-// replyMessage composes the reply: recipients, threading headers, quote.
-func (o *outbox) replyMessage(ctx context.Context, mail Mailbox, folder string, orig *imap.Message, hdr message.Header, a replyArgs) (*smtp.Message, error) {
-	from, err := o.from("")
+// replyMessage composes the reply (outbox.Reply) and quotes the original.
+func replyMessage(ctx context.Context, mail Mailbox, o *outbox.Outbox, folder string, orig *imap.Message, hdr message.Header, a replyArgs) (*smtp.Message, error) {
+	m, err := o.Reply(hdr, *a.Body, a.BodyHTML, a.ReplyAll)
 	if err != nil {
-		return nil, err
-	}
-	inReplyTo, refs := smtp.ReplyThread(hdr.References, hdr.InReplyTo, hdr.MessageID)
-	to, cc := smtp.ReplyRecipients(smtp.Original{
-		From: smtpAddrs(hdr.From), ReplyTo: smtpAddrs(hdr.ReplyTo), To: smtpAddrs(hdr.To), Cc: smtpAddrs(hdr.Cc),
-	}, []string{o.opts.From}, a.ReplyAll)
-	m := &smtp.Message{
-		From: from, To: to, Cc: cc, Subject: smtp.ReplySubject(hdr.Subject),
-		Text: *a.Body, HTML: a.BodyHTML, Date: time.Now(),
-		InReplyTo: inReplyTo, References: refs,
-	}
-	if err := o.checkReply(m); err != nil {
 		return nil, err
 	}
 	if a.Quote == nil || *a.Quote {
@@ -131,42 +120,19 @@ func (o *outbox) replyMessage(ctx context.Context, mail Mailbox, folder string, 
 		if err != nil {
 			return nil, messageError(err, folder, orig.UID)
 		}
-		var sender smtp.Address
-		if len(hdr.From) > 0 {
-			sender = smtp.Address{Name: hdr.From[0].Name, Email: hdr.From[0].Email}
-		}
-		m.Text += "\n\n" + smtp.QuoteBody(clean(bodies.Text), smtp.Attribution(hdr.Date, sender))
+		m.Text += "\n\n" + smtp.QuoteBody(clean(bodies.Text), smtp.Attribution(hdr.Date, outbox.Author(hdr)))
 	}
 	return m, nil
 }
 
-// checkReply applies the recipient rules to a reply before anything else
-// is done for it (the quote fetched, SMTP reached): its recipients came from
-// an untrusted message, which must not choose how many there are (at most
-// maxRecipients, once de-duplicated), whether they are allowed, nor smuggle
-// in an address that cannot be sent to.
-func (o *outbox) checkReply(m *smtp.Message) error {
-	if len(m.To) == 0 {
-		return invalidArg("the original has no address to reply to (no From or Reply-To)")
+// replyDraft saves a composed reply as a draft (reply_email's draft=true):
+// nothing is sent and the original is not marked answered.
+func replyDraft(ctx context.Context, mail Mailbox, o *outbox.Outbox, m *smtp.Message) (*ReplyResult, error) {
+	d, err := saveDraft(ctx, mail, o, m)
+	if err != nil {
+		return nil, err
 	}
-	if _, err := o.checkRecipients(m, "the reply"); err != nil {
-		return err
-	}
-	if err := m.Validate(); err != nil {
-		return &Error{Code: CodeInvalidArgument, Cause: err,
-			Message: "an address of the original cannot be answered (" + trimInvalid(err) + "): nothing was sent; send_email lets you choose the recipients"}
-	}
-	return nil
+	out := replyResult(notSent(d.MessageID), m)
+	out.DraftID = d.ID
+	return out, nil
 }
-
-func smtpAddrs(l []message.Address) []smtp.Address {
-	out := make([]smtp.Address, 0, len(l))
-	for _, a := range l {
-		if a.Email != "" {
-			out = append(out, smtp.Address{Name: a.Name, Email: a.Email})
-		}
-	}
-	return out
-}
-
-func smtpAddr(a smtp.Address) (string, string) { return a.Name, a.Email }

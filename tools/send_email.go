@@ -2,12 +2,10 @@ package tools
 
 import (
 	"context"
-	"strings"
-	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
 
-	"github.com/email-mcp/email-mcp/smtp"
+	"github.com/email-mcp/email-mcp/outbox"
 )
 
 type sendArgs struct {
@@ -19,7 +17,7 @@ type sendArgs struct {
 	BodyHTML string     `json:"body_html" max:"-"`
 	FromName string     `json:"from_name"`
 	ReplyTo  StringList `json:"reply_to"`
-	// IdempotencyKey makes a repeat answer the first result (sendkeys.go).
+	// IdempotencyKey makes a repeat answer the first result (outbox/keys.go).
 	IdempotencyKey string `json:"idempotency_key"`
 }
 
@@ -49,12 +47,12 @@ func sendParams() []mcp.ToolOption {
 		mcp.WithString("body", mcp.Required(), mcp.Description("plain-text body")),
 		mcp.WithString("body_html", mcp.Description("optional HTML body, sent as an alternative to body")),
 		mcp.WithString("from_name", mcp.Description("display name of the sender (default DEFAULT_FROM_NAME)")),
-		mcp.WithArray("reply_to", mcp.WithStringItems(), mcp.MaxItems(10), mcp.Description("Reply-To addresses")),
+		mcp.WithArray("reply_to", mcp.WithStringItems(), mcp.MaxItems(maxReplyTo), mcp.Description("Reply-To addresses")),
 		idempotencyParam(),
 	}
 }
 
-func sendEmailSpec(o *outbox) *spec {
+func sendEmailSpec(o *outbox.Outbox) *spec {
 	return &spec{
 		name:  "send_email",
 		title: "Send an email",
@@ -70,65 +68,29 @@ func sendEmailSpec(o *outbox) *spec {
 			if err := bindArgs(req, &args); err != nil {
 				return nil, err
 			}
-			return o.sends.once(ctx, "send_email", args.IdempotencyKey, func(ctx context.Context) (any, error) {
-				m, err := o.compose(args)
-				if err != nil {
-					return nil, err
-				}
-				return o.send(ctx, m)
+			return o.Once(ctx, "send_email", args.IdempotencyKey, func(ctx context.Context) (any, error) {
+				return send(ctx, o, args)
 			})
 		},
 	}
 }
 
-// compose builds the message of a send: addresses parsed, never concatenated.
-func (o *outbox) compose(a sendArgs) (*smtp.Message, error) {
-	if len(a.To) == 0 {
-		return nil, invalidArg("to needs at least one recipient")
-	}
-	if a.Subject == nil || a.Body == nil {
-		return nil, invalidArg("subject and body are required")
-	}
-	if n := len(a.To) + len(a.Cc) + len(a.Bcc); n > maxRecipients {
-		// Refused before parsing: every string but an empty group holds
-		// at least one address. checkRecipientCount counts them after.
-		return nil, invalidArg("%d recipients in to, cc and bcc; at most %d in all", n, maxRecipients)
-	}
-	from, err := o.from(a.FromName)
+// send composes and sends the message of a, and shapes the result.
+func send(ctx context.Context, o *outbox.Outbox, a sendArgs) (*SendResult, error) {
+	m, err := o.Compose(a.message())
 	if err != nil {
 		return nil, err
 	}
-	m := &smtp.Message{From: from, Subject: *a.Subject, Text: *a.Body, HTML: a.BodyHTML, Date: time.Now()}
-	lists := []struct {
-		name string
-		in   StringList
-		out  *[]smtp.Address
-	}{{"to", a.To, &m.To}, {"cc", a.Cc, &m.Cc}, {"bcc", a.Bcc, &m.Bcc}, {"reply_to", a.ReplyTo, &m.ReplyTo}}
-	for _, l := range lists {
-		if *l.out, err = parseAddresses(l.name, l.in); err != nil {
-			return nil, err
-		}
-	}
-	if len(m.ReplyTo) > maxReplyTo {
-		return nil, invalidArg("reply_to has %d addresses; at most %d", len(m.ReplyTo), maxReplyTo)
-	}
-	return m, checkRecipientCount(m, "the message")
-}
-
-func parseAddresses(name string, in []string) ([]smtp.Address, error) {
-	out, err := smtp.ParseAddressList(in)
+	sent, err := o.Send(ctx, m)
 	if err != nil {
-		return nil, invalidArg("%s: %s", name, trimInvalid(err))
+		return nil, err
 	}
-	return out, nil
+	out := sendResult(sent)
+	return &out, nil
 }
 
-// trimInvalid is the part of an smtp.ErrInvalidArgument message after the
-// sentinel's text: the field and what is wrong with it.
-func trimInvalid(err error) string {
-	msg := err.Error()
-	if i := strings.LastIndex(msg, "invalid argument: "); i >= 0 {
-		return msg[i+len("invalid argument: "):]
-	}
-	return msg
+// message is what the arguments write of the message.
+func (a sendArgs) message() outbox.Message {
+	return outbox.Message{To: a.To, Cc: a.Cc, Bcc: a.Bcc, ReplyTo: a.ReplyTo,
+		Subject: a.Subject, Text: a.Body, HTML: a.BodyHTML, FromName: a.FromName}
 }

@@ -3,12 +3,11 @@ package tools
 import (
 	"context"
 	"errors"
-	"io"
 
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/email-mcp/email-mcp/attachments"
-	"github.com/email-mcp/email-mcp/smtp"
+	"github.com/email-mcp/email-mcp/outbox"
 )
 
 // SentAttachment is one file of send_email_with_attachments' result.
@@ -30,9 +29,9 @@ type sendAttachmentsArgs struct {
 	AttachmentPaths []string `json:"attachment_paths"`
 }
 
-const maxAttachments = 20
+const maxAttachments = outbox.MaxAttachments
 
-func sendAttachmentsSpec(o *outbox, files *attachments.Workspace) *spec {
+func sendAttachmentsSpec(o *outbox.Outbox, files *attachments.Workspace) *spec {
 	params := append(sendParams(), mcp.WithArray("attachment_paths", mcp.Required(), mcp.WithStringItems(), mcp.MinItems(1), mcp.MaxItems(maxAttachments),
 		mcp.Description("files in the attachments workspace: attachments/email/uploads/report.pdf (or uploads/report.pdf); downloads/ works too")))
 	return &spec{
@@ -50,47 +49,42 @@ func sendAttachmentsSpec(o *outbox, files *attachments.Workspace) *spec {
 			if err := bindArgs(req, &args); err != nil {
 				return nil, err
 			}
-			return o.sends.once(ctx, "send_email_with_attachments", args.IdempotencyKey, func(ctx context.Context) (any, error) {
-				return o.sendWithAttachments(ctx, files, args)
+			return o.Once(ctx, "send_email_with_attachments", args.IdempotencyKey, func(ctx context.Context) (any, error) {
+				return sendWithAttachments(ctx, o, files, args)
 			})
 		},
 	}
 }
 
-func (o *outbox) sendWithAttachments(ctx context.Context, files *attachments.Workspace, a sendAttachmentsArgs) (*SendAttachmentsResult, error) {
+func sendWithAttachments(ctx context.Context, o *outbox.Outbox, files *attachments.Workspace, a sendAttachmentsArgs) (*SendAttachmentsResult, error) {
 	if files == nil {
 		return nil, invalidArg("attachments are disabled: set EMAIL_BASE_DIR to a folder for the attachments workspace")
 	}
 	if len(a.AttachmentPaths) == 0 || len(a.AttachmentPaths) > maxAttachments {
 		return nil, invalidArg("attachment_paths needs 1 to %d files", maxAttachments)
 	}
-	m, err := o.compose(a.sendArgs)
+	m, err := o.Compose(a.message())
 	if err != nil {
 		return nil, err
 	}
-	var total int64
-	var listed []SentAttachment
-	for _, p := range a.AttachmentPaths {
-		f, err := files.Stat(p)
-		if err != nil {
-			return nil, pathError(err, p)
-		}
-		total += f.Size
-		if total > files.MaxFileSize() {
-			return nil, errorf(CodeAttachmentTooLarge, "the attachments add up to more than %d bytes (MAX_ATTACHMENT_SIZE_MB)", files.MaxFileSize())
-		}
-		path := p
-		m.Attachments = append(m.Attachments, smtp.Attachment{
-			Filename: f.Name, ContentType: f.ContentType, Size: f.Size,
-			Open: func() (io.ReadCloser, error) { _, rc, err := files.Open(path); return rc, err },
-		})
-		listed = append(listed, SentAttachment{FilePath: f.Path, Filename: f.Name, ContentType: f.ContentType, SizeBytes: f.Size})
-	}
-	sent, err := o.send(ctx, m)
+	listed, err := outbox.Attach(files, a.AttachmentPaths, m)
 	if err != nil {
 		return nil, err
 	}
-	return &SendAttachmentsResult{SendResult: *sent, Attachments: listed}, nil
+	sent, err := o.Send(ctx, m)
+	if err != nil {
+		return nil, err
+	}
+	return &SendAttachmentsResult{SendResult: sendResult(sent), Attachments: sentAttachments(listed)}, nil
+}
+
+// sentAttachments shapes the files a message carries.
+func sentAttachments(l []outbox.Attached) []SentAttachment {
+	var out []SentAttachment
+	for _, f := range l {
+		out = append(out, SentAttachment{FilePath: f.Path, Filename: f.Name, ContentType: f.ContentType, SizeBytes: f.Size})
+	}
+	return out
 }
 
 // pathError names the path in workspace errors.

@@ -1,17 +1,12 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
-	"net"
 	"net/http"
 	"strconv"
 	"strings"
 	"testing"
-	"time"
-
-	"github.com/email-mcp/email-mcp/devmail"
 )
 
 // callSend calls send_email through /mcp/call and returns the error code,
@@ -48,21 +43,7 @@ func (s *serving) callSend(t *testing.T, args map[string]any) string {
 // SEND_MAX_PER_HOUR=5: ten sends, alternating between them, deliver 5; each
 // counting alone let all ten out.
 func TestSendCapTwoServes(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	mail, err := devmail.Start(ctx, devmail.Options{IMAPAddr: "127.0.0.1:0", SMTPAddr: "127.0.0.1:0", Username: "shared", Password: "pw-of-the-test"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = mail.Close() })
-	sandboxEnv(t)
-	ih, ip, _ := net.SplitHostPort(mail.IMAPAddr())
-	sh, sp, _ := net.SplitHostPort(mail.SMTPAddr())
-	for k, v := range map[string]string{"IMAP_HOST": ih, "IMAP_PORT": ip, "IMAP_SSL": "false", "IMAP_STARTTLS": "false",
-		"IMAP_USER": "shared", "IMAP_PASSWORD": "pw-of-the-test", "SMTP_HOST": sh, "SMTP_PORT": sp, "SMTP_STARTTLS": "false",
-		"INBOX_ADDRESS": "agent@sandbox.localhost", "MCP_API_KEY": serveKey, "SEND_MAX_PER_HOUR": "5", "RATE_LIMIT_PER_MINUTE": "0"} {
-		t.Setenv(k, v)
-	}
+	sharedAccountEnv(t, map[string]string{"SEND_MAX_PER_HOUR": "5"})
 	var replicas []*serving
 	for range 2 {
 		t.Setenv("MCP_PORT", strconv.Itoa(freePort(t)))

@@ -1,4 +1,4 @@
-package tools
+package outbox
 
 import (
 	"context"
@@ -19,7 +19,7 @@ func newTestSendLog(t *testing.T, wait time.Duration) (*sendLog, *mailtest.Accou
 	acct := mailtest.NewAccount(t)
 	c := imap.New(imap.Options{Host: acct.Host, Port: acct.Port, Username: acct.Username, Password: acct.Password, Security: imap.SecurityPlain, PoolSize: 3})
 	t.Cleanup(func() { _ = c.Close() })
-	return &sendLog{store: c, local: newSendPolicy(nil, 0), log: slog.New(slog.DiscardHandler), ownerWait: wait}, acct
+	return &sendLog{store: c, local: newPolicy(nil, 0), log: slog.New(slog.DiscardHandler), ownerWait: wait}, acct
 }
 
 // TestKeyInProgress: a repeat while the first send of its key is still
@@ -43,8 +43,8 @@ func TestKeyInProgress(t *testing.T) {
 	<-started
 	runs := 0
 	_, err := l.once(ctx, "send_email", "slow", func(context.Context) (any, error) { runs++; return nil, nil })
-	var te *Error
-	if !errors.As(err, &te) || te.Code != CodeRateLimited || te.Details["in_progress"] != true || runs != 0 {
+	var oe *Error
+	if !errors.As(err, &oe) || oe.Kind != KindRateLimited || oe.Details["in_progress"] != true || runs != 0 {
 		t.Errorf("repeat during the first send = %v (ran %d times), want RATE_LIMITED in_progress, not run", err, runs)
 	}
 	close(release)
@@ -69,8 +69,8 @@ func TestKeyStaleClaim(t *testing.T) {
 	acct.AppendAt(t, keyFolder, []byte(raw), time.Now().Add(-time.Hour))
 	runs := 0
 	_, err := l.once(context.Background(), "send_email", "stopped", func(context.Context) (any, error) { runs++; return nil, nil })
-	var te *Error
-	if !errors.As(err, &te) || te.Code != CodeConnectionFailed || te.Details["maybe_delivered"] != true || runs != 0 {
+	var oe *Error
+	if !errors.As(err, &oe) || oe.Kind != KindConnectionFailed || oe.Details["maybe_delivered"] != true || runs != 0 {
 		t.Errorf("repeat of a stale claim = %v (ran %d times), want CONNECTION_FAILED maybe_delivered, not run", err, runs)
 	}
 }

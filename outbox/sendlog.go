@@ -1,4 +1,4 @@
-package tools
+package outbox
 
 import (
 	"bytes"
@@ -57,11 +57,12 @@ const (
 
 // sendLog keeps the send records in the mailbox.
 type sendLog struct {
-	store   SendLogStore
-	perHour int
-	local   *sendPolicy // the process's own count: a fast refusal, never an admission
-	log     *slog.Logger
-	keys    keyPruner
+	store    SendLogStore
+	perHour  int
+	local    *policy // the process's own count: a fast refusal, never an admission
+	log      *slog.Logger
+	describe Describe
+	keys     keyPruner
 	// ownerWait bounds how long a repeat waits for its key's first send
 	// (0: defaultOwnerWait).
 	ownerWait time.Duration
@@ -200,7 +201,7 @@ func (l *sendLog) rank(ctx context.Context, mine uint32) (time.Duration, error) 
 
 // capError is the RATE_LIMITED refusal of SEND_MAX_PER_HOUR.
 func capError(wait time.Duration, perHour int) error {
-	return &Error{Code: CodeRateLimited,
+	return &Error{Kind: KindRateLimited,
 		Message: "the send cap of this account is reached (SEND_MAX_PER_HOUR, counted over every replica); nothing was sent",
 		Details: map[string]any{"retry_after_seconds": int(math.Ceil(wait.Seconds())), "max_per_hour": perHour}}
 }
@@ -208,15 +209,11 @@ func capError(wait time.Duration, perHour int) error {
 // recordError is a failure to read or write the send records: nothing was
 // sent, since the cap or the key could not be checked.
 func recordError(err error, folder string) error {
-	var te *Error
-	if errors.As(err, &te) {
+	var oe *Error
+	if errors.As(err, &oe) {
 		return err
 	}
-	code := classifyCode(err)
-	if code == CodeFolderNotFound || code == CodeMessageNotFound {
-		code = CodeInternal
-	}
-	return &Error{Code: code, Cause: err,
+	return &Error{Kind: KindRecords, Cause: err,
 		Message: "the send records in the mailbox (folder " + folder + ") could not be checked; nothing was sent"}
 }
 
@@ -247,12 +244,10 @@ func parseRecord(r imap.Record) (parsedRecord, bool) {
 	return parsedRecord{Record: r, kind: kind, header: m.Header, body: body}, kind != ""
 }
 
-// checkRecordFolder refuses to take messages out of a folder of send
-// records: an agent that moved the records away would undo the cap and
-// forget its keys. (Adding messages there only lowers the cap.)
-func checkRecordFolder(folder string) error {
-	if strings.EqualFold(folder, capFolder) || strings.EqualFold(folder, keyFolder) {
-		return invalidArg("folder %q holds email-mcp's send records (SEND_MAX_PER_HOUR, idempotency_key): its messages are not moved", folder)
-	}
-	return nil
+// IsRecordFolder reports whether folder holds send records: its messages
+// must not be taken out, or an agent that moved the records away would
+// undo the cap and forget its keys. (Adding messages there only lowers the
+// cap.)
+func IsRecordFolder(folder string) bool {
+	return strings.EqualFold(folder, capFolder) || strings.EqualFold(folder, keyFolder)
 }

@@ -1,4 +1,4 @@
-package tools
+package outbox
 
 import (
 	"bytes"
@@ -13,8 +13,6 @@ import (
 	"sync"
 	"time"
 	"unicode/utf8"
-
-	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/email-mcp/email-mcp/imap"
 	"github.com/email-mcp/email-mcp/smtp"
@@ -44,16 +42,14 @@ const (
 	claimStale = 15 * time.Minute
 	// defaultOwnerWait bounds how long a repeat waits for the first send.
 	defaultOwnerWait = 10 * time.Second
-	// maxKeyLen bounds idempotency_key, in characters.
-	maxKeyLen = 200
+	// MaxKeyLen bounds idempotency_key, in characters.
+	MaxKeyLen = 200
 )
 
-// idempotencyParam is the idempotency_key argument of every sending tool.
-func idempotencyParam() mcp.ToolOption {
-	return mcp.WithString("idempotency_key", mcp.MaxLength(maxKeyLen), mcp.Description(
-		"optional: a string of your choice that names this send. A repeat with the same key (on any replica of the server, "+
-			"for 24 hours) sends nothing and answers the first result with replayed: true"))
-}
+// Describe is how a tool reports err: its code, message and details. A
+// key's send that may have been delivered stores that report, and a repeat
+// answers it again.
+type Describe func(err error) (code, message string, details map[string]any)
 
 // keyHash names a key in the records.
 func keyHash(key string) string {
@@ -63,14 +59,18 @@ func keyHash(key string) string {
 
 // checkKey refuses a key that is too long or not one line of text.
 func checkKey(key string) error {
-	if utf8.RuneCountInString(key) > maxKeyLen || !utf8.ValidString(key) || containsControl(key) {
-		return invalidArg("idempotency_key must be one line of text of at most %d characters", maxKeyLen)
+	if utf8.RuneCountInString(key) > MaxKeyLen || !utf8.ValidString(key) || containsControl(key) {
+		return invalid("idempotency_key must be one line of text of at most %d characters", MaxKeyLen)
 	}
 	return nil
 }
 
-// once runs a sending tool's call at most once per idempotency key: see
+// Once runs a sending tool's call at most once per idempotency key: see
 // the comment on keyFolder. An empty key runs it.
+func (o *Outbox) Once(ctx context.Context, tool, key string, run func(context.Context) (any, error)) (any, error) {
+	return o.sends.once(ctx, tool, key, run)
+}
+
 func (l *sendLog) once(ctx context.Context, tool, key string, run func(context.Context) (any, error)) (any, error) {
 	if key == "" {
 		return run(ctx)
@@ -79,7 +79,7 @@ func (l *sendLog) once(ctx context.Context, tool, key string, run func(context.C
 		return nil, err
 	}
 	if l.store == nil {
-		return nil, invalidArg("idempotency_key needs the IMAP mailbox to keep its keys in, and this server has none")
+		return nil, invalid("idempotency_key needs the IMAP mailbox to keep its keys in, and this server has none")
 	}
 	l.keys.prune(ctx, l)
 	hash := keyHash(key)
@@ -92,8 +92,8 @@ func (l *sendLog) once(ctx context.Context, tool, key string, run func(context.C
 	case err == nil:
 		l.storeResult(ctx, tool, hash, storedResult{Result: out})
 	case errors.Is(err, smtp.ErrMaybeDelivered):
-		te := Classify(err)
-		l.storeResult(ctx, tool, hash, storedResult{Error: &storedError{Code: te.Code, Message: te.Message, Details: te.Details}})
+		code, msg, details := l.describe(err)
+		l.storeResult(ctx, tool, hash, storedResult{Error: &storedError{Code: code, Message: msg, Details: details}})
 	default:
 		l.remove(ctx, keyFolder, claim)
 	}
@@ -107,7 +107,7 @@ type storedResult struct {
 }
 
 type storedError struct {
-	Code    Code           `json:"code"`
+	Code    string         `json:"code"`
 	Message string         `json:"message"`
 	Details map[string]any `json:"details,omitempty"`
 }
@@ -120,12 +120,9 @@ func (l *sendLog) claim(ctx context.Context, tool, hash string) (uint32, any, er
 		wait = defaultOwnerWait
 	}
 	deadline := time.Now().Add(wait)
-	claimNow := func() (uint32, error) {
-		return l.appendRecord(ctx, keyFolder, kindClaim, []string{keyHeader + ": " + hash, toolHeader + ": " + tool}, nil)
-	}
 	// Claim first, look after: a first send (the usual case) needs one
 	// search; a repeat removes its claim again.
-	mine, err := claimNow()
+	mine, err := l.claimKey(ctx, tool, hash)
 	if err != nil {
 		return 0, nil, recordError(err, keyFolder)
 	}
@@ -136,14 +133,12 @@ func (l *sendLog) claim(ctx context.Context, tool, hash string) (uint32, any, er
 			return 0, nil, recordError(err, keyFolder)
 		}
 		if result != nil {
-			if mine != 0 {
-				l.remove(ctx, keyFolder, mine)
-			}
+			l.remove(ctx, keyFolder, mine)
 			out, err := replayOf(tool, *result)
 			return 0, out, err
 		}
 		if mine == 0 && len(claims) == 0 {
-			if mine, err = claimNow(); err != nil {
+			if mine, err = l.claimKey(ctx, tool, hash); err != nil {
 				return 0, nil, recordError(err, keyFolder)
 			}
 			continue
@@ -151,23 +146,36 @@ func (l *sendLog) claim(ctx context.Context, tool, hash string) (uint32, any, er
 		if mine != 0 && len(claims) > 0 && claims[0].UID == mine {
 			return mine, nil, nil
 		}
-		if mine != 0 { // another claim came first: it owns the key
-			l.remove(ctx, keyFolder, mine)
-			mine = 0
+		l.remove(ctx, keyFolder, mine) // another claim came first: it owns the key
+		mine = 0
+		if err := waitForOwner(ctx, claims, deadline, pause); err != nil {
+			return 0, nil, err
 		}
-		if len(claims) > 0 && time.Since(claims[0].Date) > claimStale {
-			return 0, nil, staleClaim(claims[0].Date)
-		}
-		if time.Now().After(deadline) {
-			return 0, nil, &Error{Code: CodeRateLimited,
-				Message: "a send with this idempotency_key is still in progress (on this or another replica); call again shortly to get its result",
-				Details: map[string]any{"retry_after_seconds": 2, "in_progress": true}}
-		}
-		select {
-		case <-ctx.Done():
-			return 0, nil, ctx.Err()
-		case <-time.After(pause):
-		}
+	}
+}
+
+// claimKey appends a claim of the key hash for tool and returns its UID.
+func (l *sendLog) claimKey(ctx context.Context, tool, hash string) (uint32, error) {
+	return l.appendRecord(ctx, keyFolder, kindClaim, []string{keyHeader + ": " + hash, toolHeader + ": " + tool}, nil)
+}
+
+// waitForOwner pauses while another claim owns the key, and answers why a
+// repeat stops waiting: the owner's claim is stale (its replica stopped),
+// the wait is over (in progress), or the call ended.
+func waitForOwner(ctx context.Context, claims []parsedRecord, deadline time.Time, pause time.Duration) error {
+	if len(claims) > 0 && time.Since(claims[0].Date) > claimStale {
+		return staleClaim(claims[0].Date)
+	}
+	if time.Now().After(deadline) {
+		return &Error{Kind: KindRateLimited,
+			Message: "a send with this idempotency_key is still in progress (on this or another replica); call again shortly to get its result",
+			Details: map[string]any{"retry_after_seconds": 2, "in_progress": true}}
+	}
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-time.After(pause):
+		return nil
 	}
 }
 
@@ -198,7 +206,7 @@ func (l *sendLog) keyRecords(ctx context.Context, hash string) (claims []parsedR
 // replayOf answers a repeat with the first result of its key.
 func replayOf(tool string, r parsedRecord) (any, error) {
 	if used := r.header.Get(toolHeader); used != tool {
-		return nil, invalidArg("this idempotency_key was used by %s; choose another key for this %s", truncate(used, 40), tool)
+		return nil, invalid("this idempotency_key was used by %s; choose another key for this %s", truncate(used, 40), tool)
 	}
 	raw, err := base64.StdEncoding.DecodeString(strings.Join(strings.Fields(string(r.body)), ""))
 	var stored struct {
@@ -210,16 +218,16 @@ func replayOf(tool string, r parsedRecord) (any, error) {
 	}
 	switch {
 	case err != nil:
-		return nil, &Error{Code: CodeInternal, Message: "the first result of this idempotency_key cannot be read", Cause: err}
+		return nil, &Error{Kind: KindInternal, Message: "the first result of this idempotency_key cannot be read", Cause: err}
 	case stored.Error != nil:
 		details := stored.Error.Details
 		if details == nil {
 			details = map[string]any{}
 		}
 		details["replayed"] = true
-		return nil, &Error{Code: stored.Error.Code, Message: stored.Error.Message + " (the first send with this idempotency_key)", Details: details}
+		return nil, &Error{Kind: KindReplayed, Code: stored.Error.Code, Message: stored.Error.Message + " (the first send with this idempotency_key)", Details: details}
 	case stored.Result == nil:
-		return nil, &Error{Code: CodeInternal, Message: "the first result of this idempotency_key is empty"}
+		return nil, &Error{Kind: KindInternal, Message: "the first result of this idempotency_key is empty"}
 	}
 	stored.Result["replayed"] = true
 	return stored.Result, nil
@@ -228,9 +236,9 @@ func replayOf(tool string, r parsedRecord) (any, error) {
 // staleClaim answers a key whose send began long ago and recorded no
 // result: its replica stopped during the send, which may have delivered.
 func staleClaim(at time.Time) error {
-	return &Error{Code: CodeConnectionFailed,
+	return &Error{Kind: KindConnectionFailed,
 		Message: fmt.Sprintf("a send with this idempotency_key began at %s and recorded no result (its server stopped?): "+
-			"it may have been delivered; check (with the recipient, or in Sent) before sending again with a new key", formatTime(at)),
+			"it may have been delivered; check (with the recipient, or in Sent) before sending again with a new key", at.Format(time.RFC3339)),
 		Details: map[string]any{"retryable": false, "maybe_delivered": true}}
 }
 
