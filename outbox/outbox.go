@@ -182,7 +182,13 @@ func sendError(err error) error {
 		for _, r := range rej.Result.Rejected {
 			rejected = append(rejected, r.Address)
 		}
-		return &Error{Kind: KindRejected, Message: "the mail server refused the message; nothing was sent",
+		msg := "the mail server refused the message; nothing was sent"
+		if rej.Code == 0 {
+			// Refused here before the server was asked: the reason is ours
+			// (no SMTPUTF8 for a non-ASCII address), not server text.
+			msg = rej.Reason + ": write the addresses in ASCII; nothing was sent"
+		}
+		return &Error{Kind: KindRejected, Message: msg,
 			Cause: err, Details: map[string]any{"accepted": []string{}, "rejected": rejected}}
 	case errors.Is(err, smtp.ErrTooLarge):
 		return &Error{Kind: KindTooLarge, Message: "the message is larger than the mail server accepts", Cause: err}

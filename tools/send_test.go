@@ -272,6 +272,26 @@ func TestReplyToOddMessageID(t *testing.T) {
 	}
 }
 
+// TestSendNonASCIIWithoutSMTPUTF8: a non-ASCII recipient to a server
+// without SMTPUTF8 is refused before the server is asked, and the answer
+// says why (the Go SDK suite on Dovecot got "the mail server refused the
+// message", which named no cause).
+func TestSendNonASCIIWithoutSMTPUTF8(t *testing.T) {
+	env := newTestEnv(t, tools.Options{})
+	host, port := serveSMTP(t, gosmtp.NewServer(sinkBackend{})) // go-smtp offers no SMTPUTF8 unless asked
+	ts, err := tools.New(tools.Deps{Mail: env.mail, Sent: env.mail, Sender: smtp.New(smtp.Options{Host: host, Port: port, Security: smtp.SecurityPlain}),
+		Send: tools.SendOptions{From: testFrom, SaveSent: "false"}}, tools.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := inProcessClient(t, ts)
+	res := callTool(t, c, "send_email", map[string]any{"to": "Ünïcode@example.test", "subject": "s", "body": "b"})
+	text := res.Content[0].(mcp.TextContent).Text
+	if !res.IsError || !strings.HasPrefix(text, "SEND_REJECTED: ") || !strings.Contains(text, "SMTPUTF8") || !strings.Contains(text, "ASCII") {
+		t.Errorf("send to a non-ASCII address without SMTPUTF8 = %q, want SEND_REJECTED naming SMTPUTF8", text)
+	}
+}
+
 // serveSMTP serves srv on a loopback port until the test ends (Domain
 // localhost, AUTH allowed without TLS) and returns its host and port.
 func serveSMTP(t testing.TB, srv *gosmtp.Server) (string, int) {
