@@ -183,10 +183,11 @@ func (s *Server) register(sp *Spec) error {
 	return nil
 }
 
-// errorOutputSchema is the structuredContent of a failed call (errorResult).
-const errorOutputSchema = `{"type":"object","required":["error"],"additionalProperties":false,` +
-	`"properties":{"error":{"type":"object","required":["code","message","retryable"],` +
-	`"properties":{"code":{"type":"string"},"message":{"type":"string"},"retryable":{"type":"boolean"}}}}}`
+// errorOutputSchema is the structuredContent of a failed call (errorResult):
+// {"error":{"code","message","retryable", and a code's details}}. It names
+// the required fields only: every tool repeats it in tools/list, whose size
+// counts for clients that load every tool into context.
+const errorOutputSchema = `{"type":"object","required":["error"],"properties":{"error":{"type":"object","required":["code","message","retryable"]}}}`
 
 // allowErrorOutput makes a tool's output schema accept the structuredContent
 // of an error result too: {"type":"object","anyOf":[result, error]}.

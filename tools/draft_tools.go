@@ -30,7 +30,7 @@ func draftParams() []mcp.ToolOption {
 		mcp.WithArray("reply_to", mcp.WithStringItems(), mcp.MaxItems(maxReplyTo), mcp.Description("Reply-To addresses")),
 		mcp.WithArray("attachment_paths", mcp.WithStringItems(), mcp.MaxItems(maxAttachments),
 			mcp.Description("files in the attachments workspace, as send_email_with_attachments takes them")),
-		mcp.WithAny("reply_to_uid", uidSchema(), mcp.Description("draft a reply to this message (UID or id in folder): threaded, \"Re:\" subject, its sender as recipient unless to/cc/bcc are given")),
+		mcp.WithAny("reply_to_uid", uidSchema(), mcp.Description("draft a reply to this message (UID or id in folder): threaded, \"Re:\", to its sender unless to/cc/bcc are given")),
 		mcp.WithString("folder", mcp.Description(`folder of reply_to_uid (default "INBOX")`)),
 	}
 }

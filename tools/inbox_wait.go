@@ -41,9 +41,8 @@ func sinceParam() mcp.ToolOption {
 		mcp.Description(sinceDescription))
 }
 
-const sinceDescription = "only mail after this. Best: an id (next_since, or a result's id: exact). Also 0 (everything), " +
-	"unix seconds or ms, RFC 3339 or YYYY-MM-DD (UTC): a time counts mail of its whole second or later. " +
-	"Omitted: mail arriving after the call starts"
+const sinceDescription = "only mail after this: best an id (next_since, a result's id); or 0 (all), " +
+	"unix s or ms, RFC 3339, YYYY-MM-DD (UTC; a time counts its whole second). Omitted: mail from the call on"
 
 func waitParams(extra ...mcp.ToolOption) []mcp.ToolOption {
 	return append([]mcp.ToolOption{

@@ -16,7 +16,7 @@ type AttachmentInfo struct {
 	Index       int    `json:"index" jsonschema:"0-based: download_attachment's attachment_index"`
 	Filename    string `json:"filename" jsonschema:"file name as the sender gave it (untrusted)"`
 	ContentType string `json:"content_type"`
-	SizeBytes   int64  `json:"size_bytes" jsonschema:"decoded size, as download_attachment saves it; estimated only for a base64 or quoted-printable attachment beyond the first MiB of the message (base64: within 2 bytes for the usual lines of 76 characters; quoted-printable: at most this)"`
+	SizeBytes   int64  `json:"size_bytes" jsonschema:"decoded size as download_attachment saves it (estimated past the message's first MiB: base64 within 2 bytes, quoted-printable at most this)"`
 	Inline      bool   `json:"inline" jsonschema:"shown inside the body (e.g. an embedded image) rather than offered as a file"`
 }
 

@@ -50,7 +50,7 @@ type SendResult struct {
 	RejectedTotal *int `json:"rejected_total,omitempty" jsonschema:"set when rejected lists only the first 100: the number of refused recipients"`
 	// Replayed marks the first result of an idempotency_key, answered again:
 	// this call sent nothing.
-	Replayed bool `json:"replayed,omitempty" jsonschema:"true when this answers a repeat of an idempotency_key: the first send's result; nothing was sent again"`
+	Replayed bool `json:"replayed,omitempty" jsonschema:"a repeat of an idempotency_key: the first send's result, nothing sent again"`
 }
 
 // sendResult shapes what a submission answered.
@@ -79,8 +79,8 @@ const (
 // idempotencyParam is the idempotency_key argument of every sending tool.
 func idempotencyParam() mcp.ToolOption {
 	return mcp.WithString("idempotency_key", mcp.MaxLength(outbox.MaxKeyLen), mcp.Description(
-		"optional: a string of your choice that names this send. A repeat with the same key (on any replica of the server, "+
-			"for 24 hours) sends nothing and answers the first result with replayed: true"))
+		"a name of your choice for this send: a repeat with it within 24 h (on any replica) sends nothing and "+
+			"answers the first result, replayed: true"))
 }
 
 // checkRecordFolder refuses to take messages out of a folder of send
