@@ -97,7 +97,7 @@ func (e *mailEnv) wantError(t testing.TB, name string, args map[string]any, code
 }
 
 func TestSearchEmails(t *testing.T) {
-	e := newMailEnv(t, tools.Options{MaxSearchResults: 50})
+	e := newMailEnv(t, tools.Options{}) // search_emails pages 50 by default (Deps.SearchPage)
 	folder, uids := e.seed(t, "search", "gmail-alternative.eml", "latin1-qp.eml", "newsletter-html-only.eml", "hostile-attachments.eml")
 
 	var all tools.SearchResult
@@ -425,7 +425,7 @@ func mimeMessage(subject, ctype, body string) []byte {
 // page must be accepted for the next page of the very same search
 // (DESIGN.md: search_emails ... cursor, next_cursor).
 func TestSearchCursorWithFlagFilters(t *testing.T) {
-	e := newMailEnv(t, tools.Options{MaxSearchResults: 50})
+	e := newMailEnv(t, tools.Options{}) // search_emails pages 50 by default (Deps.SearchPage)
 	folder, uids := e.seed(t, "cursor-flags", "gmail-alternative.eml", "latin1-qp.eml", "newsletter-html-only.eml")
 	for _, filter := range []string{"unread", "flagged", "has_attachments"} {
 		val := filter == "unread" // unread=true, flagged=false, has_attachments=false all match the 3

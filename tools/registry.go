@@ -12,9 +12,9 @@
 package tools
 
 import (
+	"cmp"
 	"context"
 	"log/slog"
-	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
 
@@ -29,27 +29,9 @@ const (
 	ToolsetInbox = "inbox"
 )
 
-// Options configure the MCP server.
-type Options struct {
-	Name     string   // server name reported in initialize and /health
-	Version  string   // server version
-	ReadOnly bool     // hide every tool that changes a mailbox or sends mail
-	Toolsets []string // toolsets to serve; empty means all
-	Logger   *slog.Logger
-	// MaxSearchResults is the default page size of search_emails.
-	MaxSearchResults int
-	// CallerID names the authenticated caller of a request (the API key's
-	// id, never the key): the audit log records it and legacy SSE sessions
-	// are bound to it. Nil treats every request as one caller.
-	CallerID func(context.Context) string
-	// CallLimit is asked before each tool call runs (RATE_LIMIT_PER_MINUTE):
-	// 0 lets the call run; a positive wait refuses it with RATE_LIMITED and
-	// retry_after_seconds. Only tool calls count. Nil: no limit.
-	CallLimit func(context.Context) time.Duration
-	// CallerAccounts names the accounts the caller of a request may use
-	// (MCP_API_KEYS scopes); nil, or a nil answer, allows every account.
-	CallerAccounts func(context.Context) []string
-}
+// Options configure the MCP server (mcpkit's; New sets Instructions and
+// Classify).
+type Options = mcpkit.Options
 
 // Server is the MCP server of the mail tools (mcpkit's) with the extra
 // operations of the web inbox (web.go).
@@ -79,9 +61,6 @@ func New(deps Deps, opts Options) (*Server, error) {
 // NewAccounts builds the MCP server for several accounts, each with its
 // own instance of every tool; the first is the default.
 func NewAccounts(accounts []Account, opts Options) (*Server, error) {
-	if opts.MaxSearchResults <= 0 {
-		opts.MaxSearchResults = 50
-	}
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
@@ -92,9 +71,8 @@ func NewAccounts(accounts []Account, opts Options) (*Server, error) {
 			Inboxes: a.Deps.Inbox != nil && a.Deps.Inboxes.Address != "",
 			Specs:   kitSpecs(allSpecs(a.Deps, opts))}
 	}
-	srv, err := mcpkit.New(list, mcpkit.Options{Name: opts.Name, Version: opts.Version, ReadOnly: opts.ReadOnly,
-		Toolsets: opts.Toolsets, Logger: opts.Logger, Instructions: instructions, Classify: Classify,
-		CallerID: opts.CallerID, CallLimit: opts.CallLimit, CallerAccounts: opts.CallerAccounts})
+	opts.Instructions, opts.Classify = instructions, Classify
+	srv, err := mcpkit.New(list, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -139,8 +117,11 @@ func kitSpecs(specs []*spec) []*mcpkit.Spec {
 // Deps are the adapters the tools use. A nil field disables the tools that
 // need it.
 type Deps struct {
-	Mail  Mailbox                // IMAP; nil disables the mail tools
-	Files *attachments.Workspace // EMAIL_BASE_DIR; nil: attachment tools answer a clear error
+	Mail Mailbox // IMAP; nil disables the mail tools
+	// SearchPage is search_emails' default page size (MAX_SEARCH_RESULTS);
+	// 0 is 50.
+	SearchPage int
+	Files      *attachments.Workspace // EMAIL_BASE_DIR; nil: attachment tools answer a clear error
 	// Sender and Sent enable the send tools (Sent keeps the sent copies;
 	// imap.Client is both a Mailbox and a SentStore).
 	Sender Sender
@@ -158,7 +139,7 @@ func allSpecs(deps Deps, opts Options) []*spec {
 	if deps.Mail != nil {
 		specs = append(specs,
 			listFoldersSpec(deps.Mail),
-			searchEmailsSpec(deps.Mail, opts.MaxSearchResults),
+			searchEmailsSpec(deps.Mail, cmp.Or(deps.SearchPage, 50)),
 			readEmailSpec(deps.Mail, opts.ReadOnly),
 			markEmailSpec(deps.Mail),
 			getThreadSpec(deps.Mail),

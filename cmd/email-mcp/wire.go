@@ -109,15 +109,14 @@ func newApp(ctx context.Context, cfg *config.Config, log *slog.Logger, so sandbo
 		list[i] = tools.Account{Name: b.name, Address: fromAddress(b.cfg), Sandbox: b.cfg.Sandbox(), Deps: a.deps(b)}
 	}
 	ts, err := tools.NewAccounts(list, tools.Options{
-		Name:             cfg.MCPServerName,
-		Version:          buildVersion(),
-		ReadOnly:         cfg.MCPReadOnly,
-		Toolsets:         cfg.MCPToolsets,
-		Logger:           log,
-		MaxSearchResults: cfg.MaxSearchResults,
-		CallerID:         callerID,
-		CallLimit:        callLimit(cfg.RateLimitPerMinute),
-		CallerAccounts:   keyScopes(cfg.APIKeys()),
+		Name:           cfg.MCPServerName,
+		Version:        buildVersion(),
+		ReadOnly:       cfg.MCPReadOnly,
+		Toolsets:       cfg.MCPToolsets,
+		Logger:         log,
+		CallerID:       callerID,
+		CallLimit:      callLimit(cfg.RateLimitPerMinute),
+		CallerAccounts: keyScopes(cfg.APIKeys()),
 	})
 	if err != nil {
 		a.Close()
@@ -158,7 +157,7 @@ func (a *app) openMailbox(acct config.Account, imapOpts imap.Options, smtpOpts s
 // is the server's, shared.
 func (a *app) deps(b *mailbox) tools.Deps {
 	cfg := b.cfg
-	deps := tools.Deps{Mail: b.mail, Files: a.files, Sent: b.mail, Inbox: b.mail}
+	deps := tools.Deps{Mail: b.mail, Files: a.files, Sent: b.mail, Inbox: b.mail, SearchPage: a.cfg.MaxSearchResults}
 	if b.sender != nil {
 		deps.Sender = b.sender
 	}
