@@ -80,10 +80,11 @@ func (m ThreadMessage) Time() time.Time {
 // order that does not exist is skipped.
 //
 // THREAD=REFERENCES (RFC 5256) is not used, although Dovecot offers it:
-// it threads one folder only, and its subject gathering (2.2 step 5)
-// joins messages that merely share a base subject, such as two "Your
-// code" mails of one sender, which the ids alone keep apart. Gmail's
-// X-GM-THRID would be exact, but go-imap cannot parse the FETCH item.
+// it threads one folder only, and its subject gathering (the REFERENCES
+// algorithm, step 5) joins messages that merely share a base subject,
+// such as two "Your code" mails of one sender, which the ids alone keep
+// apart. Gmail's X-GM-THRID would be exact, but go-imap cannot parse the
+// FETCH item.
 func (c *Client) Thread(ctx context.Context, folder string, uid uint32, o ThreadOptions) (*Thread, error) {
 	orig, err := c.FetchMessage(ctx, folder, uid, threadPrefix)
 	if err != nil {
