@@ -220,33 +220,9 @@ func (s *Server) wrap(sp *Spec) server.ToolHandlerFunc {
 			return errorResult(te), nil
 		}
 		args := req.GetArguments()
-		var out any
-		target, account := sp, ""
-		err := sp.undeclared(args)
-		if err == nil && !sp.global {
-			target, account, err = s.route(ctx, sp, args)
-		}
-		if err == nil {
-			out, err = target.Handle(ctx, withoutAccount(req))
-		}
-		var text []byte
-		cleaned := false
-		if err == nil {
-			text, err = json.Marshal(out)
-		}
-		if err == nil {
-			text, cleaned = CleanResult(out, text) // see clean.go
-		}
-		if err == nil && sp.routes != nil {
-			text, cleaned = withAccount(text, account), true
-		}
+		out, text, cleaned, err := s.run(ctx, sp, req)
 		if err != nil {
-			te := s.Classify(err)
-			// Cancelled: the call ended because its client went away. A
-			// failure the handler met first (a refused send) keeps its code.
-			if errors.Is(ctx.Err(), context.Canceled) && errors.Is(err, context.Canceled) {
-				te = &Error{Code: CodeCancelled, Message: codeInfo[CodeCancelled].message, Cause: err}
-			}
+			te := s.failure(ctx, err)
 			s.logCall(ctx, sp, start, te)
 			if audited(sp, args) {
 				s.audit(ctx, sp, args, nil, te)
@@ -265,6 +241,42 @@ func (s *Server) wrap(sp *Spec) server.ToolHandlerFunc {
 		}
 		return mcp.NewToolResultStructured(out, string(text)), nil
 	}
+}
+
+// run checks a call's arguments, hands it to its account's instance of the
+// tool and encodes the result: its JSON text, cleaned (clean.go), naming
+// the account when there are several. cleaned reports that text is no
+// longer out's own encoding.
+func (s *Server) run(ctx context.Context, sp *Spec, req mcp.CallToolRequest) (out any, text []byte, cleaned bool, err error) {
+	args := req.GetArguments()
+	target, account := sp, ""
+	if err = sp.undeclared(args); err == nil && !sp.global {
+		target, account, err = s.route(ctx, sp, args)
+	}
+	if err != nil {
+		return nil, nil, false, err
+	}
+	if out, err = target.Handle(ctx, withoutAccount(req)); err != nil {
+		return nil, nil, false, err
+	}
+	if text, err = json.Marshal(out); err != nil {
+		return nil, nil, false, err
+	}
+	text, cleaned = CleanResult(out, text)
+	if sp.routes != nil {
+		text, cleaned = withAccount(text, account), true
+	}
+	return out, text, cleaned, nil
+}
+
+// failure classifies a failed call. Cancelled: the call ended because its
+// client went away; a failure the handler met first (a refused send) keeps
+// its code.
+func (s *Server) failure(ctx context.Context, err error) *Error {
+	if errors.Is(ctx.Err(), context.Canceled) && errors.Is(err, context.Canceled) {
+		return &Error{Code: CodeCancelled, Message: codeInfo[CodeCancelled].message, Cause: err}
+	}
+	return s.Classify(err)
 }
 
 // overLimit asks Options.CallLimit whether a call may run, and returns the
