@@ -208,7 +208,8 @@ func accountOutput(tool *mcp.Tool) {
 }
 
 // filterAccounts narrows the "account" enum of every listed tool to the
-// caller's accounts (tools/list is per caller with scoped keys).
+// caller's accounts (tools/list is per caller with scoped keys); a caller
+// of no account (the public /docs) sees no "account" at all, so no name.
 func (s *Server) filterAccounts(ctx context.Context, list []mcp.Tool) []mcp.Tool {
 	if !s.multi() || s.opts.CallerAccounts == nil {
 		return list
@@ -217,10 +218,6 @@ func (s *Server) filterAccounts(ctx context.Context, list []mcp.Tool) []mcp.Tool
 	names := make([]string, len(mine))
 	for i, a := range mine {
 		names[i] = a.Name
-	}
-	def := "(none)"
-	if len(names) > 0 {
-		def = names[0]
 	}
 	out := make([]mcp.Tool, len(list))
 	for i, t := range list {
@@ -232,7 +229,10 @@ func (s *Server) filterAccounts(ctx context.Context, list []mcp.Tool) []mcp.Tool
 		for k, v := range t.InputSchema.Properties {
 			props[k] = v
 		}
-		props[accountArg] = map[string]any{"type": "string", "enum": names, "description": "which account (list_accounts); default " + def}
+		delete(props, accountArg)
+		if len(names) > 0 {
+			props[accountArg] = map[string]any{"type": "string", "enum": names, "description": "which account (list_accounts); default " + names[0]}
+		}
 		out[i].InputSchema.Properties = props
 	}
 	return out

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"os"
@@ -168,6 +169,7 @@ func TestTwoAccountsServe(t *testing.T) {
 
 	waitsOnBoth(t, s.base, work, home)
 	scopedKeys(t, s.base)
+	publicDocsNameNoAccount(t, s.base)
 	poolsHold(t, s.base, work, home)
 }
 
@@ -294,6 +296,29 @@ func scopedKeys(t *testing.T, base string) {
 	list, _ := res["accounts"].([]any)
 	if b, _ := json.Marshal(res); code != "" || len(list) != 1 || list[0].(map[string]any)["name"] != "home" {
 		t.Errorf("home's key: list_accounts = %s", b)
+	}
+}
+
+// publicDocsNameNoAccount: /openapi.json and /docs, open without a key,
+// show no account argument and so no account's name.
+func publicDocsNameNoAccount(t *testing.T, base string) {
+	t.Helper()
+	for _, path := range []string{"/openapi.json", "/docs"} {
+		resp, err := http.Get(base + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		body := string(b)
+		for _, name := range []string{"work", "home"} {
+			if strings.Contains(body, `"`+name+`"`) || strings.Contains(body, "&#34;"+name+"&#34;") || strings.Contains(body, ">"+name+"<") {
+				t.Errorf("GET %s (no key) names the account %s", path, name)
+			}
+		}
+		if resp.StatusCode != http.StatusOK || !strings.Contains(body, "list_folders") {
+			t.Errorf("GET %s (no key) = %d, %d bytes", path, resp.StatusCode, len(b))
+		}
 	}
 }
 

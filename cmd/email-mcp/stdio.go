@@ -13,7 +13,7 @@ import (
 // when stdin reaches EOF.
 func runStdio(ctx context.Context, cfg *config.Config, stdin io.Reader, stdout, stderr io.Writer) int {
 	log := newLogger(cfg, stderr)
-	a, err := newApp(ctx, cfg, log, sandboxOptions{fallbackPorts: true})
+	a, err := newApp(ctx, cfg, log, sandboxOptions{fallbackPorts: true, stdio: true})
 	if err != nil {
 		return startupFailed(err, log, stderr)
 	}

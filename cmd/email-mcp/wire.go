@@ -64,6 +64,9 @@ type sandboxOptions struct {
 	// fallbackPorts binds a free port when the configured one is taken (stdio
 	// mode, where a desktop client may start several copies).
 	fallbackPorts bool
+	// stdio serves MCP on stdin/stdout: a call carries no key and may use
+	// every account.
+	stdio bool
 }
 
 // newApp connects the adapters: the sandbox (when no IMAP_HOST), the IMAP
@@ -116,7 +119,7 @@ func newApp(ctx context.Context, cfg *config.Config, log *slog.Logger, so sandbo
 		Logger:         log,
 		CallerID:       callerID,
 		CallLimit:      callLimit(cfg.RateLimitPerMinute),
-		CallerAccounts: keyScopes(cfg.APIKeys()),
+		CallerAccounts: keyScopes(cfg.APIKeys(), len(a.boxes) > 1, so.stdio),
 	})
 	if err != nil {
 		a.Close()
@@ -168,22 +171,27 @@ func (a *app) deps(b *mailbox) tools.Deps {
 }
 
 // keyScopes is MCP_API_KEYS' limits as tools.Options.CallerAccounts: the
-// accounts of the key that authenticated the request; nil (every account)
-// for a key without a limit and without a key (stdio).
-func keyScopes(keys []config.APIKey) func(context.Context) []string {
+// accounts of the key that authenticated the request, nil (every account)
+// for a key without a limit. A call without a key is stdio's, which may use
+// every account, or over HTTP the public /docs and /openapi.json, which see
+// no account (so no name).
+func keyScopes(keys []config.APIKey, multi, stdio bool) func(context.Context) []string {
 	scopes := map[string][]string{}
 	for _, k := range keys {
 		if k.Accounts != nil {
 			scopes[auth.IDOf(k.Key.Reveal())] = k.Accounts
 		}
 	}
-	if len(scopes) == 0 {
+	if !multi || stdio && len(scopes) == 0 {
 		return nil
 	}
 	return func(ctx context.Context) []string {
 		id, ok := auth.KeyID(ctx)
-		if !ok {
+		switch {
+		case !ok && stdio:
 			return nil
+		case !ok:
+			return []string{}
 		}
 		return scopes[id]
 	}
