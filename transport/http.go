@@ -7,7 +7,7 @@
 //
 // Request bodies are bounded in size and in time (body.go), and a successful
 // result on /mcp is written from the bytes the tools encoded once (splice.go,
-// through tools.Server's result hook). Shutdown drains the running calls
+// through mcpkit.Server's result hook). Shutdown drains the running calls
 // before it ends the SSE streams.
 package transport
 

@@ -24,7 +24,7 @@ import (
 //
 // On /mcp the result therefore goes to mcp-go as two placeholders, and the
 // response writer puts the bytes, encoded once by the tools (handed over
-// through tools.Server's result hook), in their place: the answer is byte
+// through mcpkit.Server's result hook), in their place: the answer is byte
 // for byte what mcp-go would have written (TestSpliceMatchesMCPGo). Only a successful result of a call made through
 // /mcp's handler is spliced; stdio, SSE and /mcp/call, and error results,
 // take mcp-go's path. The placeholders carry a per-process random nonce, and
