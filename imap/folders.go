@@ -104,8 +104,9 @@ func folderFrom(d *goimap.ListData) Folder {
 	return f
 }
 
-// selectable reports whether STATUS can be asked of a folder.
-func (f *Folder) selectable() bool {
+// Selectable reports whether the folder can hold messages (and be asked
+// for STATUS): it is neither \Noselect nor \NonExistent.
+func (f *Folder) Selectable() bool {
 	for _, a := range f.Flags {
 		if strings.EqualFold(a, string(goimap.MailboxAttrNoSelect)) ||
 			strings.EqualFold(a, string(goimap.MailboxAttrNonExistent)) {
@@ -125,7 +126,7 @@ func statusEach(ic *imapclient.Client, folders []Folder) error {
 	}
 	var cmds []pending
 	for i := range folders {
-		if f := &folders[i]; f.selectable() {
+		if f := &folders[i]; f.Selectable() {
 			cmds = append(cmds, pending{f, ic.Status(f.Name, statusCounts)})
 		}
 	}

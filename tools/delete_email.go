@@ -86,9 +86,9 @@ func deleteEmail(ctx context.Context, mail MailAdmin, args deleteArgs) (*DeleteR
 	req := imap.DeleteRequest{Folder: folder, UIDs: uids, Permanent: args.Permanent, DryRun: args.DryRun}
 	out := &DeleteResult{Permanent: args.Permanent, DryRun: args.DryRun}
 	if !args.Permanent {
-		trash, found, err := findTrash(ctx, mail, !args.DryRun)
+		trash, found, err := mail.Trash(ctx, !args.DryRun)
 		if err != nil {
-			return nil, err
+			return nil, folderError(err, "Trash")
 		}
 		if sameFolder(trash, folder) {
 			return nil, invalidArg("folder %q is the trash folder: deleting from it is permanent only with permanent:true", folder)
@@ -132,54 +132,6 @@ func deleteError(err error, folder, trash string) error {
 		return &Error{Code: CodeFolderNotFound, Message: fmt.Sprintf("folder %q or the trash folder %q does not exist (list_folders shows the names)", folder, trash), Cause: err}
 	}
 	return folderError(err, folder)
-}
-
-// trashNames are the folder names taken for Trash when no folder has the
-// \Trash attribute, compared case-insensitively with a name or its last
-// component ("INBOX.Trash", "[Gmail]/Trash").
-var trashNames = []string{"Trash", "Deleted Items", "Deleted Messages", "Deleted", "Bin", "Papierkorb"}
-
-// findTrash returns the trash folder and how it was found: the \Trash
-// special-use folder, else one named like trashNames, else a new "Trash"
-// (created only when create is set: a dry run creates nothing).
-func findTrash(ctx context.Context, mail MailAdmin, create bool) (name, found string, err error) {
-	folders, err := mail.ListFolders(ctx, false)
-	if err != nil {
-		return "", "", err
-	}
-	for _, f := range folders {
-		if strings.EqualFold(f.SpecialUse, `\Trash`) {
-			return f.Name, "special_use", nil
-		}
-	}
-	for _, want := range trashNames {
-		for _, f := range folders {
-			last := f.Name
-			if f.Delimiter != "" {
-				last = last[strings.LastIndex(last, f.Delimiter)+1:]
-			}
-			if strings.EqualFold(last, want) && selectable(f) {
-				return f.Name, "name", nil
-			}
-		}
-	}
-	if !create {
-		return "Trash", "would_create", nil
-	}
-	if err := mail.CreateFolder(ctx, "Trash"); err != nil {
-		return "", "", folderError(err, "Trash")
-	}
-	return "Trash", "created", nil
-}
-
-// selectable reports whether a folder can hold messages.
-func selectable(f imap.Folder) bool {
-	for _, a := range f.Flags {
-		if strings.EqualFold(a, `\Noselect`) || strings.EqualFold(a, `\NonExistent`) {
-			return false
-		}
-	}
-	return true
 }
 
 // sameFolder compares folder names, INBOX without case (RFC 3501 5.1).

@@ -59,7 +59,7 @@ func deleteFolder(ctx context.Context, mail MailAdmin, args deleteFolderArgs) (*
 		return nil, invalidArg("folder %q has subfolders: delete or move them first", f.Name)
 	}
 	n := 0
-	if selectable(*f) {
+	if f.Selectable() {
 		res, err := mail.Search(ctx, f.Name, imap.SearchCriteria{}, imap.PageRequest{Limit: 1, UIDsOnly: true})
 		if err != nil {
 			return nil, folderError(err, f.Name)

@@ -19,6 +19,7 @@ type MailAdmin interface {
 	CreateFolder(ctx context.Context, folder string) error
 	RenameFolder(ctx context.Context, from, to string) error
 	DeleteFolder(ctx context.Context, folder string) error
+	Trash(ctx context.Context, create bool) (name, how string, err error)
 }
 
 var _ MailAdmin = (*imap.Client)(nil)

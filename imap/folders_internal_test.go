@@ -29,3 +29,26 @@ func TestSortFolders(t *testing.T) {
 		t.Errorf("sortFolders() = %q, want %q", got, want)
 	}
 }
+
+// TestTrashOf: the \Trash folder first, else a selectable folder named as
+// trash (by its last component), else none.
+func TestTrashOf(t *testing.T) {
+	cases := []struct {
+		folders []Folder
+		name    string
+		how     string
+		found   bool
+		why     string
+	}{
+		{[]Folder{{Name: "Bin"}, {Name: "Junk/Gelöscht", SpecialUse: `\Trash`}}, "Junk/Gelöscht", TrashSpecialUse, true, "special use wins over a name"},
+		{[]Folder{{Name: "INBOX.Deleted Items", Delimiter: "."}}, "INBOX.Deleted Items", TrashByName, true, "last component"},
+		{[]Folder{{Name: "Trash", Flags: []string{`\Noselect`}}, {Name: "Bin"}}, "Bin", TrashByName, true, "a \\Noselect Trash is no trash"},
+		{[]Folder{{Name: "Archive"}}, "", "", false, "none"},
+	}
+	for _, tc := range cases {
+		name, how, found := trashOf(tc.folders)
+		if name != tc.name || how != tc.how || found != tc.found {
+			t.Errorf("%s: trashOf() = %q, %q, %v; want %q, %q, %v", tc.why, name, how, found, tc.name, tc.how, tc.found)
+		}
+	}
+}
