@@ -99,6 +99,13 @@ func deleteEmail(ctx context.Context, mail MailAdmin, args deleteArgs) (*DeleteR
 	if err != nil {
 		return nil, deleteError(err, folder, out.TrashFolder)
 	}
+	shapeDeletion(out, d)
+	return out, nil
+}
+
+// shapeDeletion fills the result from what Delete did: uids as strings
+// (JSON object keys), subjects of a dry run cleaned and cut.
+func shapeDeletion(out *DeleteResult, d *imap.Deletion) {
 	out.Success, out.Deleted, out.Missing = true, d.Deleted, d.Missing
 	if out.Missing == nil {
 		out.Missing = []uint32{}
@@ -109,13 +116,12 @@ func deleteEmail(ctx context.Context, mail MailAdmin, args deleteArgs) (*DeleteR
 			out.NewUIDs[strconv.FormatUint(uint64(u), 10)] = n
 		}
 	}
-	if args.DryRun {
+	if out.DryRun {
 		out.Subjects = make(map[string]string, len(d.Subjects))
 		for u, s := range d.Subjects {
 			out.Subjects[strconv.FormatUint(uint64(u), 10)] = cutRunes(clean(s), maxDryRunSubject)
 		}
 	}
-	return out, nil
 }
 
 // deleteError translates Delete's failures.

@@ -84,21 +84,7 @@ func downloadAttachment(ctx context.Context, mail Mailbox, files *attachments.Wo
 	if name == "" {
 		name = defaultName(part, *args.AttachmentIndex)
 	}
-	// The file is saved under the name that is returned: cleaned first, as
-	// every returned string is (clean.go), or file_path would name no file.
-	name, _ = message.CleanLine(name)
-	dl, err := files.Create(name, -1)
-	if err != nil {
-		return nil, err
-	}
-	defer func() { _ = dl.Abort() }() // no-op after Commit
-	if err := decodeStream(dl, part.Encoding, func(w io.Writer) error {
-		_, err := mail.StreamPart(ctx, folder, msg.UID, part.Path, w)
-		return err
-	}); err != nil {
-		return nil, downloadError(err, folder, msg.UID)
-	}
-	f, err := dl.Commit()
+	f, err := saveAttachment(ctx, mail, files, folder, msg.UID, part, name)
 	if err != nil {
 		return nil, err
 	}
@@ -106,6 +92,25 @@ func downloadAttachment(ctx context.Context, mail Mailbox, files *attachments.Wo
 		FilePath: f.Path, Filename: f.Name, OriginalFilename: boundName(clean(part.Filename)),
 		ContentType: boundContentType(mediaType(part)), SizeBytes: f.Size, AttachmentIndex: *args.AttachmentIndex, UID: msg.UID,
 	}, nil
+}
+
+// saveAttachment streams part, decoded, into a new workspace file named
+// name: cleaned first, as every returned string is (clean.go), or
+// file_path would name no file. Nothing is left behind on a failure.
+func saveAttachment(ctx context.Context, mail Mailbox, files *attachments.Workspace, folder string, uid uint32, part *imap.Part, name string) (attachments.File, error) {
+	name, _ = message.CleanLine(name)
+	dl, err := files.Create(name, -1)
+	if err != nil {
+		return attachments.File{}, err
+	}
+	defer func() { _ = dl.Abort() }() // no-op after Commit
+	if err := decodeStream(dl, part.Encoding, func(w io.Writer) error {
+		_, err := mail.StreamPart(ctx, folder, uid, part.Path, w)
+		return err
+	}); err != nil {
+		return attachments.File{}, downloadError(err, folder, uid)
+	}
+	return dl.Commit()
 }
 
 // findAttachment fetches the message's structure (not its body) and returns
