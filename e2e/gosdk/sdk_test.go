@@ -55,12 +55,17 @@ func binary(t *testing.T) string {
 
 func start(t *testing.T) *server {
 	t.Helper()
-	acct := newAccount(t)
+	return startWith(t, newAccount(t))
+}
+
+// startWith starts the server over acct with the variables of extra added.
+func startWith(t *testing.T, acct *account, extra ...string) *server {
+	t.Helper()
 	mcpPort := freePort(t)
 	cmd := exec.Command(binary(t))
 	cmd.Dir = t.TempDir()
 	cmd.Env = append([]string{"PATH=" + os.Getenv("PATH"), "HOME=" + cmd.Dir, "MCP_API_KEY=" + key,
-		fmt.Sprintf("MCP_PORT=%d", mcpPort)}, acct.env...)
+		fmt.Sprintf("MCP_PORT=%d", mcpPort)}, slices.Concat(acct.env, extra)...)
 	t.Logf("tier %s, INBOX_ADDRESS %s", acct.tier, acct.me)
 	logs, err := os.Create(filepath.Join(cmd.Dir, "server.log"))
 	if err != nil {
@@ -100,20 +105,29 @@ func start(t *testing.T) *server {
 	return nil
 }
 
-// keyed adds the API key to every request of the SDK's transport.
-type keyed struct{ next http.RoundTripper }
+// keyed adds an API key to every request of the SDK's transport.
+type keyed struct {
+	key  string
+	next http.RoundTripper
+}
 
 func (k keyed) RoundTrip(r *http.Request) (*http.Response, error) {
 	r = r.Clone(r.Context())
-	r.Header.Set("X-API-Key", key)
+	r.Header.Set("X-API-Key", k.key)
 	return k.next.RoundTrip(r)
 }
 
 func connect(t *testing.T, ctx context.Context, s *server, version string) *mcp.ClientSession {
 	t.Helper()
+	return connectAs(t, ctx, s, key, version)
+}
+
+// connectAs connects with the API key apiKey.
+func connectAs(t *testing.T, ctx context.Context, s *server, apiKey, version string) *mcp.ClientSession {
+	t.Helper()
 	client := mcp.NewClient(&mcp.Implementation{Name: "email-mcp-e2e-gosdk", Version: "1"}, nil)
 	tr := &mcp.StreamableClientTransport{Endpoint: s.url + "/mcp",
-		HTTPClient: &http.Client{Transport: keyed{http.DefaultTransport}}, DisableStandaloneSSE: true}
+		HTTPClient: &http.Client{Transport: keyed{apiKey, http.DefaultTransport}}, DisableStandaloneSSE: true}
 	cs, err := client.Connect(ctx, tr, &mcp.ClientSessionOptions{ProtocolVersion: version})
 	if err != nil {
 		t.Fatalf("Connect(%s) = %v", version, err)
