@@ -196,7 +196,8 @@ func withAccount(text []byte, name string) []byte {
 	return append(out, text[1:]...)
 }
 
-// accountOutput adds "account" to a tool's output schema.
+// accountOutput adds "account" to a tool's output schema, required: every
+// result of a server with several accounts names its account.
 func accountOutput(tool *mcp.Tool) {
 	if tool.OutputSchema.Type == "" {
 		return
@@ -205,6 +206,7 @@ func accountOutput(tool *mcp.Tool) {
 		tool.OutputSchema.Properties = map[string]any{}
 	}
 	tool.OutputSchema.Properties[accountArg] = map[string]any{"type": "string", "description": "the account that served the call"}
+	tool.OutputSchema.Required = append(slices.Clip(tool.OutputSchema.Required), accountArg)
 }
 
 // filterAccounts narrows the "account" enum of every listed tool to the

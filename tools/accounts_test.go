@@ -143,8 +143,16 @@ func TestAccountsListAndRoute(t *testing.T) {
 		if got := enumOf(acct); !slices.Equal(got, []string{"work", "home"}) {
 			t.Errorf("%s: account enum = %v, want [work home]", name, got)
 		}
-		if out, _ := json.Marshal(tool["output"]); !strings.Contains(string(out), `"account"`) {
-			t.Errorf("%s: output schema has no account: %s", name, out)
+		var out struct {
+			AnyOf []struct {
+				Required   []string       `json:"required"`
+				Properties map[string]any `json:"properties"`
+			} `json:"anyOf"`
+		}
+		b, _ := json.Marshal(tool["output"])
+		if err := json.Unmarshal(b, &out); err != nil || len(out.AnyOf) == 0 || out.AnyOf[0].Properties["account"] == nil ||
+			!slices.Contains(out.AnyOf[0].Required, "account") {
+			t.Errorf("%s: output schema does not require account: %s", name, b)
 		}
 	}
 
