@@ -64,7 +64,7 @@ func forwardEmailSpec(mail Mailbox, o *outbox.Outbox) *spec {
 	return &spec{
 		name:  "forward_email",
 		title: "Forward an email",
-		description: "Forward a message to new recipients, with an optional note above it. mode=inline quotes its header and text " +
+		description: "Forward a message to new recipients, with an optional note above it. mode=inline quotes its header and body (text, and HTML when it has one) " +
 			"and re-attaches its attachments unchanged; mode=attachment sends the original whole as a .eml. " +
 			"Subject \"Fwd: …\"; the original gets $Forwarded. To answer the sender, use reply_email." + sendLimitsNote + untrustedNote,
 		toolset:  ToolsetMail,
