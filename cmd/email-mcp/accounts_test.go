@@ -252,7 +252,7 @@ func waitsOnBoth(t *testing.T, base string, accts ...*accountUnderTest) {
 	for _, j := range jobs {
 		wg.Go(func() {
 			b, _ := json.Marshal(map[string]any{"method": "tools/call", "params": map[string]any{"name": "wait_for_otp",
-				"arguments": map[string]any{"account": j.a.name, "inbox_id": j.inbox, "timeout": 20}}})
+				"arguments": map[string]any{"account": j.a.name, "inbox_id": j.inbox, "since": 0, "timeout": 20}}})
 			req, _ := http.NewRequest(http.MethodPost, base+"/mcp/call", strings.NewReader(string(b)))
 			req.Header.Set("X-API-Key", serveKey)
 			resp, err := http.DefaultClient.Do(req)
@@ -268,7 +268,9 @@ func waitsOnBoth(t *testing.T, base string, accts ...*accountUnderTest) {
 			j.result = fmt.Sprint(r.Structured["otp"], "@", r.Structured["account"])
 		})
 	}
-	time.Sleep(500 * time.Millisecond) // the waits are running; the mail comes after
+	// New inboxes: since=0 takes exactly the mail that follows, whichever of
+	// the wait and its mail comes first; the pause makes waits-first usual.
+	time.Sleep(500 * time.Millisecond)
 	for _, j := range jobs {
 		j.a.deliver(t, j.addr, "Your code", j.code)
 	}

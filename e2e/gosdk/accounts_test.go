@@ -278,7 +278,9 @@ func waitsOnBoth(t *testing.T, ctx context.Context, c *checked, s *twoAccounts) 
 			}
 		}()
 	}
-	time.Sleep(500 * time.Millisecond) // the waits are blocked; the mail comes after
+	// since=0 on a new inbox: the wait gets its mail whichever comes first;
+	// the pause makes waits-first (pushed by IDLE) the usual order.
+	time.Sleep(500 * time.Millisecond)
 	for _, w := range waits {
 		sendMail(t, &server{account: w.acct}, w.addr, "Your sign-in code", "Your verification code is "+w.code+".")
 	}
