@@ -1,6 +1,7 @@
 package tools
 
 import (
+	"context"
 	"fmt"
 	"strconv"
 	"strings"
@@ -95,3 +96,15 @@ func checkFilters(filters ...filter) error {
 
 // filter is a text filter argument: its name and value.
 type filter struct{ name, value string }
+
+// bound is a handler that binds the call's arguments into an A (bindArgs)
+// and runs f with them: what nearly every tool's handler does first.
+func bound[A any](f func(ctx context.Context, args A) (any, error)) func(context.Context, mcp.CallToolRequest) (any, error) {
+	return func(ctx context.Context, req mcp.CallToolRequest) (any, error) {
+		var args A
+		if err := bindArgs(req, &args); err != nil {
+			return nil, err
+		}
+		return f(ctx, args)
+	}
+}

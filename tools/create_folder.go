@@ -33,13 +33,7 @@ func createFolderSpec(mail MailAdmin) *spec {
 			mcp.WithString("parent", mcp.MaxLength(maxFolderArg), mcp.Description("existing folder to create it in, as list_folders names it")),
 		},
 		output: mcp.WithOutputSchema[FolderResult](),
-		handle: func(ctx context.Context, req mcp.CallToolRequest) (any, error) {
-			var args createFolderArgs
-			if err := bindArgs(req, &args); err != nil {
-				return nil, err
-			}
-			return createFolder(ctx, mail, args)
-		},
+		handle: bound(func(ctx context.Context, args createFolderArgs) (any, error) { return createFolder(ctx, mail, args) }),
 	}
 }
 

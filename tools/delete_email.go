@@ -54,13 +54,7 @@ func deleteEmailSpec(mail MailAdmin) *spec {
 			mcp.WithBoolean("dry_run", mcp.DefaultBool(false), mcp.Description("change nothing: list what would be deleted")),
 		},
 		output: mcp.WithOutputSchema[DeleteResult](),
-		handle: func(ctx context.Context, req mcp.CallToolRequest) (any, error) {
-			var args deleteArgs
-			if err := bindArgs(req, &args); err != nil {
-				return nil, err
-			}
-			return deleteEmail(ctx, mail, args)
-		},
+		handle: bound(func(ctx context.Context, args deleteArgs) (any, error) { return deleteEmail(ctx, mail, args) }),
 	}
 }
 

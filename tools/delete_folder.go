@@ -27,13 +27,7 @@ func deleteFolderSpec(mail MailAdmin) *spec {
 			mcp.WithBoolean("force", mcp.DefaultBool(false), mcp.Description("also delete a folder that holds messages (they are erased)")),
 		},
 		output: mcp.WithOutputSchema[FolderResult](),
-		handle: func(ctx context.Context, req mcp.CallToolRequest) (any, error) {
-			var args deleteFolderArgs
-			if err := bindArgs(req, &args); err != nil {
-				return nil, err
-			}
-			return deleteFolder(ctx, mail, args)
-		},
+		handle: bound(func(ctx context.Context, args deleteFolderArgs) (any, error) { return deleteFolder(ctx, mail, args) }),
 	}
 }
 

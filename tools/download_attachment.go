@@ -49,13 +49,9 @@ func downloadAttachmentSpec(mail Mailbox, files *attachments.Workspace) *spec {
 			mcp.WithString("filename_override", mcp.Description("save under this name instead (sanitized)")),
 		},
 		output: mcp.WithOutputSchema[DownloadResult](),
-		handle: func(ctx context.Context, req mcp.CallToolRequest) (any, error) {
-			var args downloadArgs
-			if err := bindArgs(req, &args); err != nil {
-				return nil, err
-			}
+		handle: bound(func(ctx context.Context, args downloadArgs) (any, error) {
 			return downloadAttachment(ctx, mail, files, args)
-		},
+		}),
 	}
 }
 

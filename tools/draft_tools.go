@@ -48,11 +48,7 @@ func saveDraftSpec(b *outbox.Drafts) *spec {
 		changesMail: true,
 		params:      draftParams(),
 		output:      mcp.WithOutputSchema[DraftResult](),
-		handle: func(ctx context.Context, req mcp.CallToolRequest) (any, error) {
-			var args draftArgs
-			if err := bindArgs(req, &args); err != nil {
-				return nil, err
-			}
+		handle: bound(func(ctx context.Context, args draftArgs) (any, error) {
 			d, err := args.draft()
 			if err != nil {
 				return nil, err
@@ -66,7 +62,7 @@ func saveDraftSpec(b *outbox.Drafts) *spec {
 				return nil, err
 			}
 			return draftResult(saved, listed), nil
-		},
+		}),
 	}
 }
 
@@ -89,11 +85,7 @@ func updateDraftSpec(b *outbox.Drafts) *spec {
 		changesMail: true,
 		params:      params,
 		output:      mcp.WithOutputSchema[DraftResult](),
-		handle: func(ctx context.Context, req mcp.CallToolRequest) (any, error) {
-			var args updateDraftArgs
-			if err := bindArgs(req, &args); err != nil {
-				return nil, err
-			}
+		handle: bound(func(ctx context.Context, args updateDraftArgs) (any, error) {
 			d, err := args.draft()
 			if err != nil {
 				return nil, err
@@ -105,7 +97,7 @@ func updateDraftSpec(b *outbox.Drafts) *spec {
 			out := draftResult(up.Saved, up.Attached)
 			out.Replaced = up.Replaced
 			return out, nil
-		},
+		}),
 	}
 }
 
@@ -129,11 +121,7 @@ func sendDraftSpec(b *outbox.Drafts, o *outbox.Outbox) *spec {
 			idempotencyParam(),
 		},
 		output: mcp.WithOutputSchema[SendDraftResult](),
-		handle: func(ctx context.Context, req mcp.CallToolRequest) (any, error) {
-			var args draftIDArgs
-			if err := bindArgs(req, &args); err != nil {
-				return nil, err
-			}
+		handle: bound(func(ctx context.Context, args draftIDArgs) (any, error) {
 			return o.Once(ctx, "send_draft", args.IdempotencyKey, func(ctx context.Context) (any, error) {
 				sent, err := b.Send(ctx, ref(args.DraftID))
 				if err != nil {
@@ -141,7 +129,7 @@ func sendDraftSpec(b *outbox.Drafts, o *outbox.Outbox) *spec {
 				}
 				return &SendDraftResult{SendResult: sendResult(&sent.Sent), DraftRemoved: sent.Removed}, nil
 			})
-		},
+		}),
 	}
 }
 
@@ -161,16 +149,12 @@ func deleteDraftSpec(b *outbox.Drafts) *spec {
 			mcp.WithAny("draft_id", mcp.Required(), uidSchema(), mcp.Description("draft_id, or a uid in the Drafts folder")),
 		},
 		output: mcp.WithOutputSchema[DeleteDraftResult](),
-		handle: func(ctx context.Context, req mcp.CallToolRequest) (any, error) {
-			var args deleteDraftArgs
-			if err := bindArgs(req, &args); err != nil {
-				return nil, err
-			}
+		handle: bound(func(ctx context.Context, args deleteDraftArgs) (any, error) {
 			id, err := b.Delete(ctx, ref(args.DraftID))
 			if err != nil {
 				return nil, err
 			}
 			return &DeleteDraftResult{Success: true, DraftID: id}, nil
-		},
+		}),
 	}
 }

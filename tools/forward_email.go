@@ -80,15 +80,11 @@ func forwardEmailSpec(mail Mailbox, o *outbox.Outbox) *spec {
 			idempotencyParam(),
 		},
 		output: mcp.WithOutputSchema[ForwardResult](),
-		handle: func(ctx context.Context, req mcp.CallToolRequest) (any, error) {
-			var args forwardArgs
-			if err := bindArgs(req, &args); err != nil {
-				return nil, err
-			}
+		handle: bound(func(ctx context.Context, args forwardArgs) (any, error) {
 			return o.Once(ctx, "forward_email", args.IdempotencyKey, func(ctx context.Context) (any, error) {
 				return forward(ctx, mail, o, args)
 			})
-		},
+		}),
 	}
 }
 

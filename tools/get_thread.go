@@ -71,13 +71,7 @@ func getThreadSpec(mail Mailbox) *spec {
 			mcp.WithInteger("limit", mcp.DefaultNumber(defaultThreadLimit), mcp.Min(1), mcp.Max(maxThreadLimit), mcp.Description("most messages returned (the newest)")),
 		},
 		output: mcp.WithOutputSchema[ThreadResult](),
-		handle: func(ctx context.Context, req mcp.CallToolRequest) (any, error) {
-			var args threadArgs
-			if err := bindArgs(req, &args); err != nil {
-				return nil, err
-			}
-			return getThread(ctx, mail, args)
-		},
+		handle: bound(func(ctx context.Context, args threadArgs) (any, error) { return getThread(ctx, mail, args) }),
 	}
 }
 

@@ -219,17 +219,13 @@ func sendTestCodeSpec(ib *inbox.Inboxes) *spec {
 		changesMail: true,
 		params:      []mcp.ToolOption{inboxIDParam()},
 		output:      mcp.WithOutputSchema[SendTestCodeResult](),
-		handle: func(ctx context.Context, req mcp.CallToolRequest) (any, error) {
-			var args inboxIDArgs
-			if err := bindArgs(req, &args); err != nil {
-				return nil, err
-			}
+		handle: bound(func(ctx context.Context, args inboxIDArgs) (any, error) {
 			id, sent, err := ib.SendTestCode(ctx, args.InboxID)
 			if err != nil {
 				return nil, err
 			}
 			return &SendTestCodeResult{MessageID: id, SentAt: formatTime(sent)}, nil
-		},
+		}),
 	}
 }
 
@@ -249,17 +245,13 @@ func deleteInboxSpec(ib *inbox.Inboxes) *spec {
 		changesMail: true,
 		params:      []mcp.ToolOption{inboxIDParam()},
 		output:      mcp.WithOutputSchema[DeleteInboxResult](),
-		handle: func(ctx context.Context, req mcp.CallToolRequest) (any, error) {
-			var args inboxIDArgs
-			if err := bindArgs(req, &args); err != nil {
-				return nil, err
-			}
+		handle: bound(func(ctx context.Context, args inboxIDArgs) (any, error) {
 			n, trash, err := ib.Delete(ctx, args.InboxID)
 			if err != nil {
 				return nil, err
 			}
 			return &DeleteInboxResult{Deleted: n, Trash: trash}, nil
-		},
+		}),
 	}
 }
 
@@ -299,13 +291,7 @@ func listMessagesSpec(ib *inbox.Inboxes) *spec {
 			mcp.WithString("cursor"),
 		},
 		output: mcp.WithOutputSchema[ListMessagesResult](),
-		handle: func(ctx context.Context, req mcp.CallToolRequest) (any, error) {
-			var args listMessagesArgs
-			if err := bindArgs(req, &args); err != nil {
-				return nil, err
-			}
-			return listMessages(ctx, ib, args)
-		},
+		handle: bound(func(ctx context.Context, args listMessagesArgs) (any, error) { return listMessages(ctx, ib, args) }),
 	}
 }
 
@@ -356,11 +342,7 @@ func getLatestSpec(ib *inbox.Inboxes) *spec {
 		readOnly:    true, idempotent: true, openWorld: true,
 		params: []mcp.ToolOption{inboxIDParam()},
 		output: mcp.WithOutputSchema[GetLatestResult](),
-		handle: func(ctx context.Context, req mcp.CallToolRequest) (any, error) {
-			var args inboxIDArgs
-			if err := bindArgs(req, &args); err != nil {
-				return nil, err
-			}
+		handle: bound(func(ctx context.Context, args inboxIDArgs) (any, error) {
 			in, m, err := ib.Latest(ctx, args.InboxID)
 			if err != nil {
 				return nil, err
@@ -371,6 +353,6 @@ func getLatestSpec(ib *inbox.Inboxes) *spec {
 				out.Message = &shaped
 			}
 			return out, nil
-		},
+		}),
 	}
 }

@@ -44,11 +44,7 @@ func listFoldersSpec(mail Mailbox) *spec {
 				mcp.Description("Also return messages and unseen counts per folder (one STATUS per folder on servers without LIST-STATUS).")),
 		},
 		output: mcp.WithOutputSchema[ListFoldersResult](),
-		handle: func(ctx context.Context, req mcp.CallToolRequest) (any, error) {
-			var args listFoldersArgs
-			if err := bindArgs(req, &args); err != nil {
-				return nil, err
-			}
+		handle: bound(func(ctx context.Context, args listFoldersArgs) (any, error) {
 			folders, err := mail.ListFolders(ctx, args.IncludeCounts)
 			if err != nil {
 				return nil, err
@@ -62,7 +58,7 @@ func listFoldersSpec(mail Mailbox) *spec {
 				out.Folders = append(out.Folders, folderInfo(f))
 			}
 			return out, nil
-		},
+		}),
 	}
 }
 

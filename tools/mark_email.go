@@ -47,13 +47,7 @@ func markEmailSpec(mail Mailbox) *spec {
 			mcp.WithBoolean("answered", mcp.Description("true: mark answered; false: not answered")),
 		},
 		output: mcp.WithOutputSchema[MarkResult](),
-		handle: func(ctx context.Context, req mcp.CallToolRequest) (any, error) {
-			var args markArgs
-			if err := bindArgs(req, &args); err != nil {
-				return nil, err
-			}
-			return markEmail(ctx, mail, args)
-		},
+		handle: bound(func(ctx context.Context, args markArgs) (any, error) { return markEmail(ctx, mail, args) }),
 	}
 }
 

@@ -37,13 +37,7 @@ func moveEmailSpec(mail Mailbox) *spec {
 			mcp.WithString("to_folder", mcp.Required(), mcp.Description("target folder")),
 		},
 		output: mcp.WithOutputSchema[MoveResult](),
-		handle: func(ctx context.Context, req mcp.CallToolRequest) (any, error) {
-			var args moveArgs
-			if err := bindArgs(req, &args); err != nil {
-				return nil, err
-			}
-			return moveEmail(ctx, mail, args)
-		},
+		handle: bound(func(ctx context.Context, args moveArgs) (any, error) { return moveEmail(ctx, mail, args) }),
 	}
 }
 

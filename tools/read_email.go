@@ -95,16 +95,12 @@ func readEmailSpec(mail Mailbox, readOnly bool) *spec {
 			mcp.WithBoolean("mark_read", mcp.DefaultBool(false), mcp.Description("also mark the message as read")),
 		},
 		output: mcp.WithOutputSchema[ReadResult](),
-		handle: func(ctx context.Context, req mcp.CallToolRequest) (any, error) {
-			var args readArgs
-			if err := bindArgs(req, &args); err != nil {
-				return nil, err
-			}
+		handle: bound(func(ctx context.Context, args readArgs) (any, error) {
 			if readOnly && args.MarkRead {
 				return nil, errorf(CodeReadOnly, "mark_read is not available: the server is in read-only mode")
 			}
 			return readEmail(ctx, mail, args)
-		},
+		}),
 	}
 }
 

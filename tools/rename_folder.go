@@ -33,13 +33,7 @@ func renameFolderSpec(mail MailAdmin) *spec {
 			mcp.WithString("to", mcp.Required(), mcp.MaxLength(maxFolderArg), mcp.Description("its new full name (a name that does not exist yet)")),
 		},
 		output: mcp.WithOutputSchema[RenameFolderResult](),
-		handle: func(ctx context.Context, req mcp.CallToolRequest) (any, error) {
-			var args renameFolderArgs
-			if err := bindArgs(req, &args); err != nil {
-				return nil, err
-			}
-			return renameFolder(ctx, mail, args)
-		},
+		handle: bound(func(ctx context.Context, args renameFolderArgs) (any, error) { return renameFolder(ctx, mail, args) }),
 	}
 }
 

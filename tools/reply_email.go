@@ -58,15 +58,11 @@ func replyEmailSpec(mail Mailbox, o *outbox.Outbox) *spec {
 			idempotencyParam(),
 		},
 		output: mcp.WithOutputSchema[ReplyResult](),
-		handle: func(ctx context.Context, req mcp.CallToolRequest) (any, error) {
-			var args replyArgs
-			if err := bindArgs(req, &args); err != nil {
-				return nil, err
-			}
+		handle: bound(func(ctx context.Context, args replyArgs) (any, error) {
 			return o.Once(ctx, "reply_email", args.IdempotencyKey, func(ctx context.Context) (any, error) {
 				return reply(ctx, mail, o, args)
 			})
-		},
+		}),
 	}
 }
 

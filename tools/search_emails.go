@@ -79,13 +79,9 @@ func searchEmailsSpec(mail Mailbox, defaultLimit int) *spec {
 			mcp.WithString("cursor", mcp.Description("next_cursor of the previous page")),
 		},
 		output: mcp.WithOutputSchema[SearchResult](),
-		handle: func(ctx context.Context, req mcp.CallToolRequest) (any, error) {
-			var args searchArgs
-			if err := bindArgs(req, &args); err != nil {
-				return nil, err
-			}
+		handle: bound(func(ctx context.Context, args searchArgs) (any, error) {
 			return searchEmails(ctx, mail, args, defaultLimit)
-		},
+		}),
 	}
 }
 

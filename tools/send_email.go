@@ -63,15 +63,11 @@ func sendEmailSpec(o *outbox.Outbox) *spec {
 		changesMail: true,
 		params:      sendParams(),
 		output:      mcp.WithOutputSchema[SendResult](),
-		handle: func(ctx context.Context, req mcp.CallToolRequest) (any, error) {
-			var args sendArgs
-			if err := bindArgs(req, &args); err != nil {
-				return nil, err
-			}
+		handle: bound(func(ctx context.Context, args sendArgs) (any, error) {
 			return o.Once(ctx, "send_email", args.IdempotencyKey, func(ctx context.Context) (any, error) {
 				return send(ctx, o, args)
 			})
-		},
+		}),
 	}
 }
 

@@ -44,15 +44,11 @@ func sendAttachmentsSpec(o *outbox.Outbox, files *attachments.Workspace) *spec {
 		changesMail: true,
 		params:      params,
 		output:      mcp.WithOutputSchema[SendAttachmentsResult](),
-		handle: func(ctx context.Context, req mcp.CallToolRequest) (any, error) {
-			var args sendAttachmentsArgs
-			if err := bindArgs(req, &args); err != nil {
-				return nil, err
-			}
+		handle: bound(func(ctx context.Context, args sendAttachmentsArgs) (any, error) {
 			return o.Once(ctx, "send_email_with_attachments", args.IdempotencyKey, func(ctx context.Context) (any, error) {
 				return sendWithAttachments(ctx, o, files, args)
 			})
-		},
+		}),
 	}
 }
 
