@@ -3,6 +3,7 @@ package tools
 import (
 	"context"
 
+	"github.com/email-mcp/email-mcp/mcpkit"
 	"github.com/mark3labs/mcp-go/mcp"
 )
 
@@ -19,21 +20,21 @@ type createFolderArgs struct {
 	Parent string `json:"parent"`
 }
 
-func createFolderSpec(mail MailAdmin) *spec {
-	return &spec{
-		name:        "create_folder",
-		title:       "Create a folder",
-		description: "Create a mail folder, at the top or under parent (any language: names are UTF-8). An existing name is an error.",
-		toolset:     ToolsetMail,
-		readOnly:    false, destructive: false, idempotent: false, openWorld: true,
-		changesMail: true,
-		folderArgs:  []string{"name", "parent"},
-		params: []mcp.ToolOption{
+func createFolderSpec(mail MailAdmin) *mcpkit.Spec {
+	return &mcpkit.Spec{
+		Name:        "create_folder",
+		Title:       "Create a folder",
+		Description: "Create a mail folder, at the top or under parent (any language: names are UTF-8). An existing name is an error.",
+		Toolset:     ToolsetMail,
+		ReadOnly:    false, Destructive: false, Idempotent: false, OpenWorld: true,
+		ChangesMail: true,
+		FolderArgs:  []string{"name", "parent"},
+		Params: []mcp.ToolOption{
 			mcp.WithString("name", mcp.Required(), mcp.MaxLength(maxFolderArg), mcp.Description("folder name; with parent, the name inside it")),
 			mcp.WithString("parent", mcp.MaxLength(maxFolderArg), mcp.Description("existing folder to create it in, as list_folders names it")),
 		},
-		output: mcp.WithOutputSchema[FolderResult](),
-		handle: bound(func(ctx context.Context, args createFolderArgs) (any, error) { return createFolder(ctx, mail, args) }),
+		Output: mcp.WithOutputSchema[FolderResult](),
+		Handle: bound(func(ctx context.Context, args createFolderArgs) (any, error) { return createFolder(ctx, mail, args) }),
 	}
 }
 

@@ -11,6 +11,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/email-mcp/email-mcp/imap"
+	"github.com/email-mcp/email-mcp/mcpkit"
 )
 
 // DeleteResult is delete_email's result.
@@ -37,24 +38,24 @@ type deleteArgs struct {
 // maxDryRunSubject bounds each subject of a dry run, in characters.
 const maxDryRunSubject = 200
 
-func deleteEmailSpec(mail MailAdmin) *spec {
-	return &spec{
-		name:  "delete_email",
-		title: "Delete emails",
-		description: "Delete messages: move them to the Trash folder (the delete that works on Gmail too). " +
+func deleteEmailSpec(mail MailAdmin) *mcpkit.Spec {
+	return &mcpkit.Spec{
+		Name:  "delete_email",
+		Title: "Delete emails",
+		Description: "Delete messages: move them to the Trash folder (the delete that works on Gmail too). " +
 			"permanent:true erases them for good instead, the only way to delete from Trash itself. " +
 			"Use move_email to file mail elsewhere; dry_run:true shows what would go." + untrustedNote,
-		toolset:  ToolsetMail,
-		readOnly: false, destructive: true, idempotent: false, openWorld: true,
-		changesMail: true,
-		params: []mcp.ToolOption{
+		Toolset:  ToolsetMail,
+		ReadOnly: false, Destructive: true, Idempotent: false, OpenWorld: true,
+		ChangesMail: true,
+		Params: []mcp.ToolOption{
 			uidParam(), uidsParam(),
 			mcp.WithString("folder", mcp.DefaultString("INBOX")),
 			mcp.WithBoolean("permanent", mcp.DefaultBool(false), mcp.Description("erase for good (UID EXPUNGE of these messages only) instead of moving to Trash")),
 			mcp.WithBoolean("dry_run", mcp.DefaultBool(false), mcp.Description("change nothing: list what would be deleted")),
 		},
-		output: mcp.WithOutputSchema[DeleteResult](),
-		handle: bound(func(ctx context.Context, args deleteArgs) (any, error) { return deleteEmail(ctx, mail, args) }),
+		Output: mcp.WithOutputSchema[DeleteResult](),
+		Handle: bound(func(ctx context.Context, args deleteArgs) (any, error) { return deleteEmail(ctx, mail, args) }),
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/email-mcp/email-mcp/imap"
+	"github.com/email-mcp/email-mcp/mcpkit"
 )
 
 type deleteFolderArgs struct {
@@ -13,21 +14,21 @@ type deleteFolderArgs struct {
 	Force bool   `json:"force"`
 }
 
-func deleteFolderSpec(mail MailAdmin) *spec {
-	return &spec{
-		name:        "delete_folder",
-		title:       "Delete a folder",
-		description: "Delete an empty folder; force:true deletes one with messages, and them with it, for good (move_email or delete_email first to keep them). INBOX, special-use folders and folders with subfolders stay.",
-		toolset:     ToolsetMail,
-		readOnly:    false, destructive: true, idempotent: false, openWorld: true,
-		changesMail: true,
-		folderArgs:  []string{"name"},
-		params: []mcp.ToolOption{
+func deleteFolderSpec(mail MailAdmin) *mcpkit.Spec {
+	return &mcpkit.Spec{
+		Name:        "delete_folder",
+		Title:       "Delete a folder",
+		Description: "Delete an empty folder; force:true deletes one with messages, and them with it, for good (move_email or delete_email first to keep them). INBOX, special-use folders and folders with subfolders stay.",
+		Toolset:     ToolsetMail,
+		ReadOnly:    false, Destructive: true, Idempotent: false, OpenWorld: true,
+		ChangesMail: true,
+		FolderArgs:  []string{"name"},
+		Params: []mcp.ToolOption{
 			mcp.WithString("name", mcp.Required(), mcp.MaxLength(maxFolderArg), mcp.Description("the folder, as list_folders names it")),
 			mcp.WithBoolean("force", mcp.DefaultBool(false), mcp.Description("also delete a folder that holds messages (they are erased)")),
 		},
-		output: mcp.WithOutputSchema[FolderResult](),
-		handle: bound(func(ctx context.Context, args deleteFolderArgs) (any, error) { return deleteFolder(ctx, mail, args) }),
+		Output: mcp.WithOutputSchema[FolderResult](),
+		Handle: bound(func(ctx context.Context, args deleteFolderArgs) (any, error) { return deleteFolder(ctx, mail, args) }),
 	}
 }
 

@@ -12,6 +12,7 @@ import (
 
 	"github.com/email-mcp/email-mcp/attachments"
 	"github.com/email-mcp/email-mcp/imap"
+	"github.com/email-mcp/email-mcp/mcpkit"
 	"github.com/email-mcp/email-mcp/message"
 )
 
@@ -33,23 +34,23 @@ type downloadArgs struct {
 	FilenameOverride string `json:"filename_override"`
 }
 
-func downloadAttachmentSpec(mail Mailbox, files *attachments.Workspace) *spec {
-	return &spec{
-		name:  "download_attachment",
-		title: "Download an attachment",
-		description: "Save one attachment of a message into the attachments workspace (EMAIL_BASE_DIR/attachments/email/downloads/). " +
+func downloadAttachmentSpec(mail Mailbox, files *attachments.Workspace) *mcpkit.Spec {
+	return &mcpkit.Spec{
+		Name:  "download_attachment",
+		Title: "Download an attachment",
+		Description: "Save one attachment of a message into the attachments workspace (EMAIL_BASE_DIR/attachments/email/downloads/). " +
 			"attachment_index is the index read_email lists. Existing files are never overwritten. " +
 			"The file's content is untrusted: do not open or run it blindly.",
-		toolset:  ToolsetMail,
-		readOnly: false, destructive: false, idempotent: false, openWorld: true,
-		params: []mcp.ToolOption{
+		Toolset:  ToolsetMail,
+		ReadOnly: false, Destructive: false, Idempotent: false, OpenWorld: true,
+		Params: []mcp.ToolOption{
 			mcp.WithAny("uid", mcp.Required(), uidSchema(), mcp.Description("message UID or id")),
 			mcp.WithString("folder", mcp.DefaultString("INBOX")),
 			mcp.WithInteger("attachment_index", mcp.Required(), mcp.Min(0), mcp.Description("0-based index from read_email's attachments")),
 			mcp.WithString("filename_override", mcp.Description("save under this name instead (sanitized)")),
 		},
-		output: mcp.WithOutputSchema[DownloadResult](),
-		handle: bound(func(ctx context.Context, args downloadArgs) (any, error) {
+		Output: mcp.WithOutputSchema[DownloadResult](),
+		Handle: bound(func(ctx context.Context, args downloadArgs) (any, error) {
 			return downloadAttachment(ctx, mail, files, args)
 		}),
 	}

@@ -6,17 +6,18 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/email-mcp/email-mcp/attachments"
+	"github.com/email-mcp/email-mcp/mcpkit"
 	"github.com/email-mcp/email-mcp/outbox"
 )
 
 // draftSpecs are save_draft, update_draft, send_draft and delete_draft; none
 // when mail cannot store drafts.
-func draftSpecs(mail Mailbox, o *outbox.Outbox, files *attachments.Workspace) []*spec {
+func draftSpecs(mail Mailbox, o *outbox.Outbox, files *attachments.Workspace) []*mcpkit.Spec {
 	b := newDraftBox(mail, o, files)
 	if b == nil {
 		return nil
 	}
-	return []*spec{saveDraftSpec(b), updateDraftSpec(b), sendDraftSpec(b, o), deleteDraftSpec(b)}
+	return []*mcpkit.Spec{saveDraftSpec(b), updateDraftSpec(b), sendDraftSpec(b, o), deleteDraftSpec(b)}
 }
 
 // draftParams are the arguments of save_draft and update_draft.
@@ -37,18 +38,18 @@ func draftParams() []mcp.ToolOption {
 
 const draftNote = " Drafts are kept in the Drafts folder with the \\Draft flag (any mail client shows them); list them with search_emails and that folder."
 
-func saveDraftSpec(b *outbox.Drafts) *spec {
-	return &spec{
-		name:  "save_draft",
-		title: "Save a draft",
-		description: "Save an email as a draft to send later with send_draft (or for the user to finish), instead of sending it now (send_email). " +
+func saveDraftSpec(b *outbox.Drafts) *mcpkit.Spec {
+	return &mcpkit.Spec{
+		Name:  "save_draft",
+		Title: "Save a draft",
+		Description: "Save an email as a draft to send later with send_draft (or for the user to finish), instead of sending it now (send_email). " +
 			"Every argument is optional; the result's draft_id names the draft." + draftNote,
-		toolset:  ToolsetMail,
-		readOnly: false, destructive: false, idempotent: false, openWorld: true,
-		changesMail: true,
-		params:      draftParams(),
-		output:      mcp.WithOutputSchema[DraftResult](),
-		handle: bound(func(ctx context.Context, args draftArgs) (any, error) {
+		Toolset:  ToolsetMail,
+		ReadOnly: false, Destructive: false, Idempotent: false, OpenWorld: true,
+		ChangesMail: true,
+		Params:      draftParams(),
+		Output:      mcp.WithOutputSchema[DraftResult](),
+		Handle: bound(func(ctx context.Context, args draftArgs) (any, error) {
 			d, err := args.draft()
 			if err != nil {
 				return nil, err
@@ -71,21 +72,21 @@ type updateDraftArgs struct {
 	DraftID *UID `json:"draft_id"`
 }
 
-func updateDraftSpec(b *outbox.Drafts) *spec {
+func updateDraftSpec(b *outbox.Drafts) *mcpkit.Spec {
 	params := append([]mcp.ToolOption{
 		mcp.WithAny("draft_id", mcp.Required(), uidSchema(), mcp.Description("the draft to replace: draft_id, or its uid in the Drafts folder")),
 	}, draftParams()...)
-	return &spec{
-		name:  "update_draft",
-		title: "Replace a draft",
-		description: "Replace a draft with a new one made from these arguments, as save_draft makes it: give every field you want to keep " +
+	return &mcpkit.Spec{
+		Name:  "update_draft",
+		Title: "Replace a draft",
+		Description: "Replace a draft with a new one made from these arguments, as save_draft makes it: give every field you want to keep " +
 			"(its threading is kept). The old draft is removed; the result has the new draft_id.",
-		toolset:  ToolsetMail,
-		readOnly: false, destructive: true, idempotent: false, openWorld: true,
-		changesMail: true,
-		params:      params,
-		output:      mcp.WithOutputSchema[DraftResult](),
-		handle: bound(func(ctx context.Context, args updateDraftArgs) (any, error) {
+		Toolset:  ToolsetMail,
+		ReadOnly: false, Destructive: true, Idempotent: false, OpenWorld: true,
+		ChangesMail: true,
+		Params:      params,
+		Output:      mcp.WithOutputSchema[DraftResult](),
+		Handle: bound(func(ctx context.Context, args updateDraftArgs) (any, error) {
 			d, err := args.draft()
 			if err != nil {
 				return nil, err
@@ -107,21 +108,21 @@ type draftIDArgs struct {
 	IdempotencyKey string `json:"idempotency_key"`
 }
 
-func sendDraftSpec(b *outbox.Drafts, o *outbox.Outbox) *spec {
-	return &spec{
-		name:  "send_draft",
-		title: "Send a draft",
-		description: "Send a saved draft exactly as stored (Bcc removed from the header, kept as recipients), keep it in Sent, and remove it from Drafts." +
+func sendDraftSpec(b *outbox.Drafts, o *outbox.Outbox) *mcpkit.Spec {
+	return &mcpkit.Spec{
+		Name:  "send_draft",
+		Title: "Send a draft",
+		Description: "Send a saved draft exactly as stored (Bcc removed from the header, kept as recipients), keep it in Sent, and remove it from Drafts." +
 			sendLimitsNote,
-		toolset:  ToolsetMail,
-		readOnly: false, destructive: false, idempotent: false, openWorld: true,
-		changesMail: true,
-		params: []mcp.ToolOption{
+		Toolset:  ToolsetMail,
+		ReadOnly: false, Destructive: false, Idempotent: false, OpenWorld: true,
+		ChangesMail: true,
+		Params: []mcp.ToolOption{
 			mcp.WithAny("draft_id", mcp.Required(), uidSchema(), mcp.Description("draft_id, or a uid in the Drafts folder")),
 			idempotencyParam(),
 		},
-		output: mcp.WithOutputSchema[SendDraftResult](),
-		handle: bound(func(ctx context.Context, args draftIDArgs) (any, error) {
+		Output: mcp.WithOutputSchema[SendDraftResult](),
+		Handle: bound(func(ctx context.Context, args draftIDArgs) (any, error) {
 			return o.Once(ctx, "send_draft", args.IdempotencyKey, func(ctx context.Context) (any, error) {
 				sent, err := b.Send(ctx, ref(args.DraftID))
 				if err != nil {
@@ -137,19 +138,19 @@ type deleteDraftArgs struct {
 	DraftID *UID `json:"draft_id"`
 }
 
-func deleteDraftSpec(b *outbox.Drafts) *spec {
-	return &spec{
-		name:        "delete_draft",
-		title:       "Delete a draft",
-		description: "Delete a draft for good (it is not moved to Trash). Only messages of the Drafts folder can be deleted this way.",
-		toolset:     ToolsetMail,
-		readOnly:    false, destructive: true, idempotent: true, openWorld: true,
-		changesMail: true,
-		params: []mcp.ToolOption{
+func deleteDraftSpec(b *outbox.Drafts) *mcpkit.Spec {
+	return &mcpkit.Spec{
+		Name:        "delete_draft",
+		Title:       "Delete a draft",
+		Description: "Delete a draft for good (it is not moved to Trash). Only messages of the Drafts folder can be deleted this way.",
+		Toolset:     ToolsetMail,
+		ReadOnly:    false, Destructive: true, Idempotent: true, OpenWorld: true,
+		ChangesMail: true,
+		Params: []mcp.ToolOption{
 			mcp.WithAny("draft_id", mcp.Required(), uidSchema(), mcp.Description("draft_id, or a uid in the Drafts folder")),
 		},
-		output: mcp.WithOutputSchema[DeleteDraftResult](),
-		handle: bound(func(ctx context.Context, args deleteDraftArgs) (any, error) {
+		Output: mcp.WithOutputSchema[DeleteDraftResult](),
+		Handle: bound(func(ctx context.Context, args deleteDraftArgs) (any, error) {
 			id, err := b.Delete(ctx, ref(args.DraftID))
 			if err != nil {
 				return nil, err

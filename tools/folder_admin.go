@@ -6,6 +6,7 @@ import (
 	"unicode"
 
 	"github.com/email-mcp/email-mcp/imap"
+	"github.com/email-mcp/email-mcp/mcpkit"
 )
 
 // MailAdmin is the IMAP side of delete_email and the folder tools
@@ -25,12 +26,12 @@ type MailAdmin interface {
 var _ MailAdmin = (*imap.Client)(nil)
 
 // adminSpecs are the tools of MailAdmin, when mail has it.
-func adminSpecs(mail Mailbox) []*spec {
+func adminSpecs(mail Mailbox) []*mcpkit.Spec {
 	a, ok := mail.(MailAdmin)
 	if !ok {
 		return nil
 	}
-	return []*spec{deleteEmailSpec(a), createFolderSpec(a), renameFolderSpec(a), deleteFolderSpec(a)}
+	return []*mcpkit.Spec{deleteEmailSpec(a), createFolderSpec(a), renameFolderSpec(a), deleteFolderSpec(a)}
 }
 
 // ownFolderPrefix starts the names of email-mcp's own folders

@@ -11,6 +11,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/email-mcp/email-mcp/imap"
+	"github.com/email-mcp/email-mcp/mcpkit"
 	"github.com/email-mcp/email-mcp/message"
 	"github.com/email-mcp/email-mcp/outbox"
 	"github.com/email-mcp/email-mcp/smtp"
@@ -60,17 +61,17 @@ const (
 	forwardAttachment = "attachment"
 )
 
-func forwardEmailSpec(mail Mailbox, o *outbox.Outbox) *spec {
-	return &spec{
-		name:  "forward_email",
-		title: "Forward an email",
-		description: "Forward a message to new recipients, with an optional note above it. mode=inline quotes its header and body (text, and HTML when it has one) " +
+func forwardEmailSpec(mail Mailbox, o *outbox.Outbox) *mcpkit.Spec {
+	return &mcpkit.Spec{
+		Name:  "forward_email",
+		Title: "Forward an email",
+		Description: "Forward a message to new recipients, with an optional note above it. mode=inline quotes its header and body (text, and HTML when it has one) " +
 			"and re-attaches its attachments unchanged; mode=attachment sends the original whole as a .eml. " +
 			"Subject \"Fwd: …\"; the original gets $Forwarded. To answer the sender, use reply_email." + sendLimitsNote + untrustedNote,
-		toolset:  ToolsetMail,
-		readOnly: false, destructive: false, idempotent: false, openWorld: true,
-		changesMail: true,
-		params: []mcp.ToolOption{
+		Toolset:  ToolsetMail,
+		ReadOnly: false, Destructive: false, Idempotent: false, OpenWorld: true,
+		ChangesMail: true,
+		Params: []mcp.ToolOption{
 			mcp.WithAny("uid", mcp.Required(), uidSchema(), mcp.Description("the message to forward: UID or id")),
 			mcp.WithString("folder", mcp.DefaultString("INBOX")),
 			toParam(true), ccParam(), bccParam("blind copies: never written in the message"),
@@ -79,8 +80,8 @@ func forwardEmailSpec(mail Mailbox, o *outbox.Outbox) *spec {
 			mcp.WithBoolean("draft", mcp.DefaultBool(false), mcp.Description("save the forward in Drafts instead of sending it (send_draft sends it)")),
 			idempotencyParam(),
 		},
-		output: mcp.WithOutputSchema[ForwardResult](),
-		handle: bound(func(ctx context.Context, args forwardArgs) (any, error) {
+		Output: mcp.WithOutputSchema[ForwardResult](),
+		Handle: bound(func(ctx context.Context, args forwardArgs) (any, error) {
 			return o.Once(ctx, "forward_email", args.IdempotencyKey, func(ctx context.Context) (any, error) {
 				return forward(ctx, mail, o, args)
 			})

@@ -8,6 +8,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/email-mcp/email-mcp/imap"
+	"github.com/email-mcp/email-mcp/mcpkit"
 )
 
 // ThreadMessage is one message of get_thread's result.
@@ -56,22 +57,22 @@ const (
 	previewChars       = 200
 )
 
-func getThreadSpec(mail Mailbox) *spec {
-	return &spec{
-		name:  "get_thread",
-		title: "Get a conversation",
-		description: "The whole conversation of a message, oldest first: every message linked to it by Message-ID, In-Reply-To or References, " +
+func getThreadSpec(mail Mailbox) *mcpkit.Spec {
+	return &mcpkit.Spec{
+		Name:  "get_thread",
+		Title: "Get a conversation",
+		Description: "The whole conversation of a message, oldest first: every message linked to it by Message-ID, In-Reply-To or References, " +
 			"found in its folder, INBOX, Sent and Archive (what exists), with folder, uid, from, date, subject and a short preview. " +
 			"Read one in full with read_email (its folder and id)." + untrustedNote,
-		toolset:  ToolsetMail,
-		readOnly: true, destructive: false, idempotent: true, openWorld: true,
-		params: []mcp.ToolOption{
+		Toolset:  ToolsetMail,
+		ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: true,
+		Params: []mcp.ToolOption{
 			mcp.WithAny("uid", mcp.Required(), uidSchema(), mcp.Description("a message of the conversation: UID or id")),
 			mcp.WithString("folder", mcp.DefaultString("INBOX")),
 			mcp.WithInteger("limit", mcp.DefaultNumber(defaultThreadLimit), mcp.Min(1), mcp.Max(maxThreadLimit), mcp.Description("most messages returned (the newest)")),
 		},
-		output: mcp.WithOutputSchema[ThreadResult](),
-		handle: bound(func(ctx context.Context, args threadArgs) (any, error) { return getThread(ctx, mail, args) }),
+		Output: mcp.WithOutputSchema[ThreadResult](),
+		Handle: bound(func(ctx context.Context, args threadArgs) (any, error) { return getThread(ctx, mail, args) }),
 	}
 }
 

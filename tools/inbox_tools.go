@@ -9,6 +9,7 @@ import (
 
 	"github.com/email-mcp/email-mcp/imap"
 	"github.com/email-mcp/email-mcp/inbox"
+	"github.com/email-mcp/email-mcp/mcpkit"
 	"github.com/email-mcp/email-mcp/message"
 )
 
@@ -22,15 +23,15 @@ type InboxOptions = inbox.Options
 // inboxSpecs are the nine tools of the inbox toolset over ib. Their
 // handlers bind the arguments, call one operation of ib and shape its
 // result; ib's errors become tool errors here, in inboxError.
-func inboxSpecs(ib *inbox.Inboxes) []*spec {
-	specs := []*spec{
+func inboxSpecs(ib *inbox.Inboxes) []*mcpkit.Spec {
+	specs := []*mcpkit.Spec{
 		createInboxSpec(ib), listInboxesSpec(ib), listMessagesSpec(ib), getLatestSpec(ib),
 		waitForEmailSpec(ib), waitForOTPSpec(ib), waitForLinkSpec(ib),
 		sendTestCodeSpec(ib), deleteInboxSpec(ib),
 	}
 	for _, s := range specs {
-		handle := s.handle
-		s.handle = func(ctx context.Context, req mcp.CallToolRequest) (any, error) {
+		handle := s.Handle
+		s.Handle = func(ctx context.Context, req mcp.CallToolRequest) (any, error) {
 			out, err := handle(ctx, req)
 			if err != nil {
 				return nil, inboxError(err)
@@ -109,18 +110,18 @@ type CreateInboxResult struct {
 	Address string `json:"address" jsonschema:"give this address to the app under test"`
 }
 
-func createInboxSpec(ib *inbox.Inboxes) *spec {
-	return &spec{
-		name:  "create_inbox",
-		title: "Create a test inbox",
-		description: "Create a fresh email address for testing an app (sign-up, login, password reset): a +tag sub-address of the account, or any address in the sandbox. " +
+func createInboxSpec(ib *inbox.Inboxes) *mcpkit.Spec {
+	return &mcpkit.Spec{
+		Name:  "create_inbox",
+		Title: "Create a test inbox",
+		Description: "Create a fresh email address for testing an app (sign-up, login, password reset): a +tag sub-address of the account, or any address in the sandbox. " +
 			"Then call wait_for_otp or wait_for_link with its inbox_id to block until the code or link arrives.",
-		toolset:  ToolsetInbox,
-		readOnly: false, destructive: false, idempotent: false, openWorld: true,
-		changesMail: true,
-		params:      []mcp.ToolOption{mcp.WithString("label", mcp.MaxLength(64), mcp.Description("optional words for the address, e.g. signup"))},
-		output:      mcp.WithOutputSchema[CreateInboxResult](),
-		handle: func(ctx context.Context, req mcp.CallToolRequest) (any, error) {
+		Toolset:  ToolsetInbox,
+		ReadOnly: false, Destructive: false, Idempotent: false, OpenWorld: true,
+		ChangesMail: true,
+		Params:      []mcp.ToolOption{mcp.WithString("label", mcp.MaxLength(64), mcp.Description("optional words for the address, e.g. signup"))},
+		Output:      mcp.WithOutputSchema[CreateInboxResult](),
+		Handle: func(ctx context.Context, req mcp.CallToolRequest) (any, error) {
 			var args struct {
 				Label string `json:"label"`
 			}
@@ -151,19 +152,19 @@ type ListInboxesResult struct {
 	HasMore    bool        `json:"has_more" jsonschema:"true when another page follows (next_cursor is set)"`
 }
 
-func listInboxesSpec(ib *inbox.Inboxes) *spec {
-	return &spec{
-		name:        "list_inboxes",
-		title:       "List test inboxes",
-		description: "List the test inboxes created on this account, newest first, with their message counts.",
-		toolset:     ToolsetInbox,
-		readOnly:    true, idempotent: true, openWorld: true,
-		params: []mcp.ToolOption{
+func listInboxesSpec(ib *inbox.Inboxes) *mcpkit.Spec {
+	return &mcpkit.Spec{
+		Name:        "list_inboxes",
+		Title:       "List test inboxes",
+		Description: "List the test inboxes created on this account, newest first, with their message counts.",
+		Toolset:     ToolsetInbox,
+		ReadOnly:    true, Idempotent: true, OpenWorld: true,
+		Params: []mcp.ToolOption{
 			mcp.WithInteger("limit", mcp.DefaultNumber(20), mcp.Min(1), mcp.Max(100)),
 			mcp.WithString("cursor", mcp.Description("next_cursor of the previous page")),
 		},
-		output: mcp.WithOutputSchema[ListInboxesResult](),
-		handle: func(ctx context.Context, req mcp.CallToolRequest) (any, error) {
+		Output: mcp.WithOutputSchema[ListInboxesResult](),
+		Handle: func(ctx context.Context, req mcp.CallToolRequest) (any, error) {
 			var args struct {
 				Limit  *int   `json:"limit"`
 				Cursor string `json:"cursor"`
@@ -208,18 +209,18 @@ type SendTestCodeResult struct {
 	SentAt    string `json:"sent_at"`
 }
 
-func sendTestCodeSpec(ib *inbox.Inboxes) *spec {
-	return &spec{
-		name:  "send_test_code",
-		title: "Put a sample code into a test inbox",
-		description: "Put a sample verification-code email straight into a test inbox (no SMTP), to try wait_for_otp end to end. " +
+func sendTestCodeSpec(ib *inbox.Inboxes) *mcpkit.Spec {
+	return &mcpkit.Spec{
+		Name:  "send_test_code",
+		Title: "Put a sample code into a test inbox",
+		Description: "Put a sample verification-code email straight into a test inbox (no SMTP), to try wait_for_otp end to end. " +
 			fmt.Sprintf("Limited to %d per inbox and %d per account per hour.", inbox.TestCodesPerInbox, inbox.TestCodesPerAccount),
-		toolset:  ToolsetInbox,
-		readOnly: false, destructive: false, idempotent: false, openWorld: true,
-		changesMail: true,
-		params:      []mcp.ToolOption{inboxIDParam()},
-		output:      mcp.WithOutputSchema[SendTestCodeResult](),
-		handle: bound(func(ctx context.Context, args inboxIDArgs) (any, error) {
+		Toolset:  ToolsetInbox,
+		ReadOnly: false, Destructive: false, Idempotent: false, OpenWorld: true,
+		ChangesMail: true,
+		Params:      []mcp.ToolOption{inboxIDParam()},
+		Output:      mcp.WithOutputSchema[SendTestCodeResult](),
+		Handle: bound(func(ctx context.Context, args inboxIDArgs) (any, error) {
 			id, sent, err := ib.SendTestCode(ctx, args.InboxID)
 			if err != nil {
 				return nil, err
@@ -235,17 +236,17 @@ type DeleteInboxResult struct {
 	Trash   string `json:"trash" jsonschema:"the folder they were moved to"`
 }
 
-func deleteInboxSpec(ib *inbox.Inboxes) *spec {
-	return &spec{
-		name:        "delete_inbox",
-		title:       "Delete a test inbox",
-		description: "Move every message of a test inbox to Trash and forget the inbox. The address may still receive mail afterwards.",
-		toolset:     ToolsetInbox,
-		readOnly:    false, destructive: true, idempotent: true, openWorld: true,
-		changesMail: true,
-		params:      []mcp.ToolOption{inboxIDParam()},
-		output:      mcp.WithOutputSchema[DeleteInboxResult](),
-		handle: bound(func(ctx context.Context, args inboxIDArgs) (any, error) {
+func deleteInboxSpec(ib *inbox.Inboxes) *mcpkit.Spec {
+	return &mcpkit.Spec{
+		Name:        "delete_inbox",
+		Title:       "Delete a test inbox",
+		Description: "Move every message of a test inbox to Trash and forget the inbox. The address may still receive mail afterwards.",
+		Toolset:     ToolsetInbox,
+		ReadOnly:    false, Destructive: true, Idempotent: true, OpenWorld: true,
+		ChangesMail: true,
+		Params:      []mcp.ToolOption{inboxIDParam()},
+		Output:      mcp.WithOutputSchema[DeleteInboxResult](),
+		Handle: bound(func(ctx context.Context, args inboxIDArgs) (any, error) {
 			n, trash, err := ib.Delete(ctx, args.InboxID)
 			if err != nil {
 				return nil, err
@@ -274,15 +275,15 @@ type listMessagesArgs struct {
 	Cursor          string `json:"cursor"`
 }
 
-func listMessagesSpec(ib *inbox.Inboxes) *spec {
-	return &spec{
-		name:  "list_messages",
-		title: "List a test inbox's messages",
-		description: "List the messages sent to a test inbox, newest first, each with the one-time code (otp) and action link (magic_link) found in it. " +
+func listMessagesSpec(ib *inbox.Inboxes) *mcpkit.Spec {
+	return &mcpkit.Spec{
+		Name:  "list_messages",
+		Title: "List a test inbox's messages",
+		Description: "List the messages sent to a test inbox, newest first, each with the one-time code (otp) and action link (magic_link) found in it. " +
 			"Links are never followed." + inboxNote,
-		toolset:  ToolsetInbox,
-		readOnly: true, idempotent: true, openWorld: true,
-		params: []mcp.ToolOption{
+		Toolset:  ToolsetInbox,
+		ReadOnly: true, Idempotent: true, OpenWorld: true,
+		Params: []mcp.ToolOption{
 			inboxIDParam(),
 			mcp.WithBoolean("has_otp", mcp.Description("true: only messages with a code; false: only without (filters the page)")),
 			mcp.WithString("subject_contains"),
@@ -290,8 +291,8 @@ func listMessagesSpec(ib *inbox.Inboxes) *spec {
 			mcp.WithInteger("limit", mcp.DefaultNumber(20), mcp.Min(1), mcp.Max(100)),
 			mcp.WithString("cursor"),
 		},
-		output: mcp.WithOutputSchema[ListMessagesResult](),
-		handle: bound(func(ctx context.Context, args listMessagesArgs) (any, error) { return listMessages(ctx, ib, args) }),
+		Output: mcp.WithOutputSchema[ListMessagesResult](),
+		Handle: bound(func(ctx context.Context, args listMessagesArgs) (any, error) { return listMessages(ctx, ib, args) }),
 	}
 }
 
@@ -333,16 +334,16 @@ type GetLatestResult struct {
 	Message *InboxMessage `json:"message" jsonschema:"the newest message, or null when the inbox is empty"`
 }
 
-func getLatestSpec(ib *inbox.Inboxes) *spec {
-	return &spec{
-		name:        "get_latest",
-		title:       "Get a test inbox's newest message",
-		description: "Return the newest message of a test inbox with its code and link, or null, without waiting." + inboxNote,
-		toolset:     ToolsetInbox,
-		readOnly:    true, idempotent: true, openWorld: true,
-		params: []mcp.ToolOption{inboxIDParam()},
-		output: mcp.WithOutputSchema[GetLatestResult](),
-		handle: bound(func(ctx context.Context, args inboxIDArgs) (any, error) {
+func getLatestSpec(ib *inbox.Inboxes) *mcpkit.Spec {
+	return &mcpkit.Spec{
+		Name:        "get_latest",
+		Title:       "Get a test inbox's newest message",
+		Description: "Return the newest message of a test inbox with its code and link, or null, without waiting." + inboxNote,
+		Toolset:     ToolsetInbox,
+		ReadOnly:    true, Idempotent: true, OpenWorld: true,
+		Params: []mcp.ToolOption{inboxIDParam()},
+		Output: mcp.WithOutputSchema[GetLatestResult](),
+		Handle: bound(func(ctx context.Context, args inboxIDArgs) (any, error) {
 			in, m, err := ib.Latest(ctx, args.InboxID)
 			if err != nil {
 				return nil, err

@@ -11,6 +11,7 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/email-mcp/email-mcp/inbox"
+	"github.com/email-mcp/email-mcp/mcpkit"
 )
 
 type waitArgs struct {
@@ -86,14 +87,14 @@ type WaitLinkResult struct {
 // waitSpec is a wait tool: bind, check the filters, wait for want, shape
 // what was found.
 func waitSpec(ib *inbox.Inboxes, name, title, desc string, want inbox.Want, output mcp.ToolOption, extra []mcp.ToolOption,
-	shape func(*inbox.Found) any) *spec {
-	return &spec{
-		name: name, title: title, description: desc + waitNote + inboxNote,
-		toolset:  ToolsetInbox,
-		readOnly: true, idempotent: true, openWorld: true,
-		params: waitParams(extra...),
-		output: output,
-		handle: func(ctx context.Context, req mcp.CallToolRequest) (any, error) {
+	shape func(*inbox.Found) any) *mcpkit.Spec {
+	return &mcpkit.Spec{
+		Name: name, Title: title, Description: desc + waitNote + inboxNote,
+		Toolset:  ToolsetInbox,
+		ReadOnly: true, Idempotent: true, OpenWorld: true,
+		Params: waitParams(extra...),
+		Output: output,
+		Handle: func(ctx context.Context, req mcp.CallToolRequest) (any, error) {
 			var a waitArgs
 			if err := bindArgs(req, &a); err != nil {
 				return nil, err
@@ -123,7 +124,7 @@ func matches(m InboxMessage, subject, sender string) bool {
 		(sender == "" || strings.Contains(strings.ToLower(m.From), strings.ToLower(sender)))
 }
 
-func waitForEmailSpec(ib *inbox.Inboxes) *spec {
+func waitForEmailSpec(ib *inbox.Inboxes) *mcpkit.Spec {
 	return waitSpec(ib, "wait_for_email", "Wait for an email",
 		"Wait for the next message to a test inbox (optionally with subject_contains and sender) and return it with its code and link.",
 		inbox.AnyMail, mcp.WithOutputSchema[WaitEmailResult](),
@@ -131,7 +132,7 @@ func waitForEmailSpec(ib *inbox.Inboxes) *spec {
 		func(f *inbox.Found) any { return &WaitEmailResult{inboxMessage(&f.Mail)} })
 }
 
-func waitForOTPSpec(ib *inbox.Inboxes) *spec {
+func waitForOTPSpec(ib *inbox.Inboxes) *mcpkit.Spec {
 	return waitSpec(ib, "wait_for_otp", "Wait for a one-time code",
 		"Wait until a message with a one-time code (OTP, verification code) reaches a test inbox and return the code.",
 		inbox.Code, mcp.WithOutputSchema[WaitOTPResult](),
@@ -143,7 +144,7 @@ func waitForOTPSpec(ib *inbox.Inboxes) *spec {
 		})
 }
 
-func waitForLinkSpec(ib *inbox.Inboxes) *spec {
+func waitForLinkSpec(ib *inbox.Inboxes) *mcpkit.Spec {
 	return waitSpec(ib, "wait_for_link", "Wait for a magic link",
 		"Wait until a message with an action link (verify, confirm, sign in, reset password) reaches a test inbox and return the link. The link is never fetched: open it yourself.",
 		inbox.Link, mcp.WithOutputSchema[WaitLinkResult](), nil,

@@ -7,6 +7,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/email-mcp/email-mcp/imap"
+	"github.com/email-mcp/email-mcp/mcpkit"
 )
 
 // FolderInfo is one folder in list_folders' result.
@@ -32,19 +33,19 @@ type listFoldersArgs struct {
 	IncludeCounts bool `json:"include_counts"`
 }
 
-func listFoldersSpec(mail Mailbox) *spec {
-	return &spec{
-		name:        "list_folders",
-		title:       "List folders",
-		description: "List the mailbox folders with their special use (sent, drafts, trash, junk, archive) and, with include_counts, the number of messages and unread messages in each. Use the names it returns as the folder arguments of other tools.",
-		toolset:     ToolsetMail,
-		readOnly:    true, idempotent: true, openWorld: true,
-		params: []mcp.ToolOption{
+func listFoldersSpec(mail Mailbox) *mcpkit.Spec {
+	return &mcpkit.Spec{
+		Name:        "list_folders",
+		Title:       "List folders",
+		Description: "List the mailbox folders with their special use (sent, drafts, trash, junk, archive) and, with include_counts, the number of messages and unread messages in each. Use the names it returns as the folder arguments of other tools.",
+		Toolset:     ToolsetMail,
+		ReadOnly:    true, Idempotent: true, OpenWorld: true,
+		Params: []mcp.ToolOption{
 			mcp.WithBoolean("include_counts", mcp.DefaultBool(false),
 				mcp.Description("Also return messages and unseen counts per folder (one STATUS per folder on servers without LIST-STATUS).")),
 		},
-		output: mcp.WithOutputSchema[ListFoldersResult](),
-		handle: bound(func(ctx context.Context, args listFoldersArgs) (any, error) {
+		Output: mcp.WithOutputSchema[ListFoldersResult](),
+		Handle: bound(func(ctx context.Context, args listFoldersArgs) (any, error) {
 			folders, err := mail.ListFolders(ctx, args.IncludeCounts)
 			if err != nil {
 				return nil, err

@@ -10,6 +10,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/email-mcp/email-mcp/imap"
+	"github.com/email-mcp/email-mcp/mcpkit"
 )
 
 // MarkResult is mark_email's result.
@@ -30,24 +31,24 @@ type markArgs struct {
 
 const maxMarkUIDs = 500
 
-func markEmailSpec(mail Mailbox) *spec {
-	return &spec{
-		name:  "mark_email",
-		title: "Mark emails",
-		description: "Mark one message (uid) or several (uids) as read or unread, flagged or not, answered or not. " +
+func markEmailSpec(mail Mailbox) *mcpkit.Spec {
+	return &mcpkit.Spec{
+		Name:  "mark_email",
+		Title: "Mark emails",
+		Description: "Mark one message (uid) or several (uids) as read or unread, flagged or not, answered or not. " +
 			"Give at least one of read, flagged, answered. If any uid does not exist nothing is changed.",
-		toolset:  ToolsetMail,
-		readOnly: false, destructive: false, idempotent: true, openWorld: true,
-		changesMail: true,
-		params: []mcp.ToolOption{
+		Toolset:  ToolsetMail,
+		ReadOnly: false, Destructive: false, Idempotent: true, OpenWorld: true,
+		ChangesMail: true,
+		Params: []mcp.ToolOption{
 			uidParam(), uidsParam(),
 			mcp.WithString("folder", mcp.DefaultString("INBOX")),
 			mcp.WithBoolean("read", mcp.Description("true: mark read; false: mark unread")),
 			mcp.WithBoolean("flagged", mcp.Description("true: flag (star); false: unflag")),
 			mcp.WithBoolean("answered", mcp.Description("true: mark answered; false: not answered")),
 		},
-		output: mcp.WithOutputSchema[MarkResult](),
-		handle: bound(func(ctx context.Context, args markArgs) (any, error) { return markEmail(ctx, mail, args) }),
+		Output: mcp.WithOutputSchema[MarkResult](),
+		Handle: bound(func(ctx context.Context, args markArgs) (any, error) { return markEmail(ctx, mail, args) }),
 	}
 }
 

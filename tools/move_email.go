@@ -8,6 +8,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/email-mcp/email-mcp/imap"
+	"github.com/email-mcp/email-mcp/mcpkit"
 )
 
 // MoveResult is move_email's result.
@@ -22,22 +23,22 @@ type moveArgs struct {
 	ToFolder   string `json:"to_folder"`
 }
 
-func moveEmailSpec(mail Mailbox) *spec {
-	return &spec{
-		name:  "move_email",
-		title: "Move an email",
-		description: "Move one message to another folder (e.g. Archive or Trash, as list_folders names them). " +
+func moveEmailSpec(mail Mailbox) *mcpkit.Spec {
+	return &mcpkit.Spec{
+		Name:  "move_email",
+		Title: "Move an email",
+		Description: "Move one message to another folder (e.g. Archive or Trash, as list_folders names them). " +
 			"Uses IMAP MOVE, or COPY + expunge of that one message; other messages are never touched.",
-		toolset:  ToolsetMail,
-		readOnly: false, destructive: false, idempotent: false, openWorld: true,
-		changesMail: true,
-		params: []mcp.ToolOption{
+		Toolset:  ToolsetMail,
+		ReadOnly: false, Destructive: false, Idempotent: false, OpenWorld: true,
+		ChangesMail: true,
+		Params: []mcp.ToolOption{
 			mcp.WithAny("uid", mcp.Required(), uidSchema(), mcp.Description("message UID or id")),
 			mcp.WithString("from_folder", mcp.DefaultString("INBOX")),
 			mcp.WithString("to_folder", mcp.Required(), mcp.Description("target folder")),
 		},
-		output: mcp.WithOutputSchema[MoveResult](),
-		handle: bound(func(ctx context.Context, args moveArgs) (any, error) { return moveEmail(ctx, mail, args) }),
+		Output: mcp.WithOutputSchema[MoveResult](),
+		Handle: bound(func(ctx context.Context, args moveArgs) (any, error) { return moveEmail(ctx, mail, args) }),
 	}
 }
 

@@ -76,17 +76,17 @@ const (
 	maxTextPart = 8 << 20
 )
 
-func readEmailSpec(mail Mailbox, readOnly bool) *spec {
-	return &spec{
-		name:  "read_email",
-		title: "Read an email",
-		description: "Read one message: headers, the body as readable text (HTML-only mail is rendered to text with its links), optionally the HTML, and the list of attachments. " +
+func readEmailSpec(mail Mailbox, readOnly bool) *mcpkit.Spec {
+	return &mcpkit.Spec{
+		Name:  "read_email",
+		Title: "Read an email",
+		Description: "Read one message: headers, the body as readable text (HTML-only mail is rendered to text with its links), optionally the HTML, and the list of attachments. " +
 			"Long bodies come in windows of max_chars characters: when truncated is true, call again with offset=next_offset. " +
 			"Reading never marks the message as read unless mark_read is true." + untrustedNote,
-		toolset:  ToolsetMail,
-		readOnly: false, idempotent: true, openWorld: true,
-		auditIf: "mark_read",
-		params: []mcp.ToolOption{
+		Toolset:  ToolsetMail,
+		ReadOnly: false, Idempotent: true, OpenWorld: true,
+		AuditIf: "mark_read",
+		Params: []mcp.ToolOption{
 			mcp.WithAny("uid", mcp.Required(), uidSchema(), mcp.Description("message UID (number or numeric string) or its id msg_<uidvalidity>_<uid>")),
 			mcp.WithString("folder", mcp.DefaultString("INBOX")),
 			mcp.WithString("format", mcp.DefaultString("text"), mcp.Enum("text", "html", "both"), mcp.Description("text: body_text; html: body_html; both")),
@@ -94,8 +94,8 @@ func readEmailSpec(mail Mailbox, readOnly bool) *spec {
 			mcp.WithInteger("offset", mcp.DefaultNumber(0), mcp.Min(0), mcp.Description("character offset into the body (next_offset of the previous call)")),
 			mcp.WithBoolean("mark_read", mcp.DefaultBool(false), mcp.Description("also mark the message as read")),
 		},
-		output: mcp.WithOutputSchema[ReadResult](),
-		handle: bound(func(ctx context.Context, args readArgs) (any, error) {
+		Output: mcp.WithOutputSchema[ReadResult](),
+		Handle: bound(func(ctx context.Context, args readArgs) (any, error) {
 			if readOnly && args.MarkRead {
 				return nil, errorf(CodeReadOnly, "mark_read is not available: the server is in read-only mode")
 			}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"strings"
 
+	"github.com/email-mcp/email-mcp/mcpkit"
 	"github.com/mark3labs/mcp-go/mcp"
 )
 
@@ -19,21 +20,21 @@ type renameFolderArgs struct {
 	To   string `json:"to"`
 }
 
-func renameFolderSpec(mail MailAdmin) *spec {
-	return &spec{
-		name:        "rename_folder",
-		title:       "Rename a folder",
-		description: "Rename a folder, or move it in the hierarchy with a full new name; its messages and subfolders go along. INBOX and special-use folders (Sent, Trash...) stay.",
-		toolset:     ToolsetMail,
-		readOnly:    false, destructive: false, idempotent: false, openWorld: true,
-		changesMail: true,
-		folderArgs:  []string{"from", "to"},
-		params: []mcp.ToolOption{
+func renameFolderSpec(mail MailAdmin) *mcpkit.Spec {
+	return &mcpkit.Spec{
+		Name:        "rename_folder",
+		Title:       "Rename a folder",
+		Description: "Rename a folder, or move it in the hierarchy with a full new name; its messages and subfolders go along. INBOX and special-use folders (Sent, Trash...) stay.",
+		Toolset:     ToolsetMail,
+		ReadOnly:    false, Destructive: false, Idempotent: false, OpenWorld: true,
+		ChangesMail: true,
+		FolderArgs:  []string{"from", "to"},
+		Params: []mcp.ToolOption{
 			mcp.WithString("from", mcp.Required(), mcp.MaxLength(maxFolderArg), mcp.Description("the folder, as list_folders names it")),
 			mcp.WithString("to", mcp.Required(), mcp.MaxLength(maxFolderArg), mcp.Description("its new full name (a name that does not exist yet)")),
 		},
-		output: mcp.WithOutputSchema[RenameFolderResult](),
-		handle: bound(func(ctx context.Context, args renameFolderArgs) (any, error) { return renameFolder(ctx, mail, args) }),
+		Output: mcp.WithOutputSchema[RenameFolderResult](),
+		Handle: bound(func(ctx context.Context, args renameFolderArgs) (any, error) { return renameFolder(ctx, mail, args) }),
 	}
 }
 

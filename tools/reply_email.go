@@ -6,6 +6,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/email-mcp/email-mcp/imap"
+	"github.com/email-mcp/email-mcp/mcpkit"
 	"github.com/email-mcp/email-mcp/message"
 	"github.com/email-mcp/email-mcp/outbox"
 	"github.com/email-mcp/email-mcp/smtp"
@@ -37,17 +38,17 @@ type replyArgs struct {
 	IdempotencyKey string `json:"idempotency_key"`
 }
 
-func replyEmailSpec(mail Mailbox, o *outbox.Outbox) *spec {
-	return &spec{
-		name:  "reply_email",
-		title: "Reply to an email",
-		description: "Reply to a message: to its Reply-To (else From), with reply_all also to its To and Cc (without our own address), " +
+func replyEmailSpec(mail Mailbox, o *outbox.Outbox) *mcpkit.Spec {
+	return &mcpkit.Spec{
+		Name:  "reply_email",
+		Title: "Reply to an email",
+		Description: "Reply to a message: to its Reply-To (else From), with reply_all also to its To and Cc (without our own address), " +
 			"subject \"Re: …\", In-Reply-To and the full References chain so it threads, the original quoted below (quote=false to leave it out). " +
 			"The original is marked answered." + sendLimitsNote + untrustedNote,
-		toolset:  ToolsetMail,
-		readOnly: false, destructive: false, idempotent: false, openWorld: true,
-		changesMail: true,
-		params: []mcp.ToolOption{
+		Toolset:  ToolsetMail,
+		ReadOnly: false, Destructive: false, Idempotent: false, OpenWorld: true,
+		ChangesMail: true,
+		Params: []mcp.ToolOption{
 			mcp.WithAny("uid", mcp.Required(), uidSchema(), mcp.Description("the message to reply to: UID or id")),
 			mcp.WithString("folder", mcp.DefaultString("INBOX")),
 			mcp.WithString("body", mcp.Required(), mcp.Description("plain-text reply")),
@@ -57,8 +58,8 @@ func replyEmailSpec(mail Mailbox, o *outbox.Outbox) *spec {
 			mcp.WithBoolean("draft", mcp.DefaultBool(false), mcp.Description("save the reply in Drafts instead of sending it (send_draft sends it)")),
 			idempotencyParam(),
 		},
-		output: mcp.WithOutputSchema[ReplyResult](),
-		handle: bound(func(ctx context.Context, args replyArgs) (any, error) {
+		Output: mcp.WithOutputSchema[ReplyResult](),
+		Handle: bound(func(ctx context.Context, args replyArgs) (any, error) {
 			return o.Once(ctx, "reply_email", args.IdempotencyKey, func(ctx context.Context) (any, error) {
 				return reply(ctx, mail, o, args)
 			})

@@ -6,6 +6,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/email-mcp/email-mcp/imap"
+	"github.com/email-mcp/email-mcp/mcpkit"
 	"github.com/email-mcp/email-mcp/message"
 )
 
@@ -55,15 +56,15 @@ type searchArgs struct {
 
 const maxSearchLimit = 200
 
-func searchEmailsSpec(mail Mailbox, defaultLimit int) *spec {
-	return &spec{
-		name:  "search_emails",
-		title: "Search emails",
-		description: "Search a folder, newest first, with any combination of filters (all must match; text filters are substrings, as IMAP SEARCH). " +
+func searchEmailsSpec(mail Mailbox, defaultLimit int) *mcpkit.Spec {
+	return &mcpkit.Spec{
+		Name:  "search_emails",
+		Title: "Search emails",
+		Description: "Search a folder, newest first, with any combination of filters (all must match; text filters are substrings, as IMAP SEARCH). " +
 			"Returns one page of summaries, the total count and next_cursor for the next page. Does not mark anything as read." + untrustedNote,
-		toolset:  ToolsetMail,
-		readOnly: true, idempotent: true, openWorld: true,
-		params: []mcp.ToolOption{
+		Toolset:  ToolsetMail,
+		ReadOnly: true, Idempotent: true, OpenWorld: true,
+		Params: []mcp.ToolOption{
 			mcp.WithString("folder", mcp.DefaultString("INBOX"), mcp.Description("folder to search, as list_folders names it")),
 			mcp.WithString("from", mcp.Description("sender contains")),
 			mcp.WithString("to", mcp.Description("recipient (To) contains")),
@@ -78,8 +79,8 @@ func searchEmailsSpec(mail Mailbox, defaultLimit int) *spec {
 			mcp.WithInteger("limit", mcp.DefaultNumber(defaultLimit), mcp.Min(1), mcp.Max(maxSearchLimit), mcp.Description("page size")),
 			mcp.WithString("cursor", mcp.Description("next_cursor of the previous page")),
 		},
-		output: mcp.WithOutputSchema[SearchResult](),
-		handle: bound(func(ctx context.Context, args searchArgs) (any, error) {
+		Output: mcp.WithOutputSchema[SearchResult](),
+		Handle: bound(func(ctx context.Context, args searchArgs) (any, error) {
 			return searchEmails(ctx, mail, args, defaultLimit)
 		}),
 	}

@@ -5,6 +5,7 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 
+	"github.com/email-mcp/email-mcp/mcpkit"
 	"github.com/email-mcp/email-mcp/outbox"
 )
 
@@ -52,18 +53,18 @@ func sendParams() []mcp.ToolOption {
 	}
 }
 
-func sendEmailSpec(o *outbox.Outbox) *spec {
-	return &spec{
-		name:  "send_email",
-		title: "Send an email",
-		description: "Send a new email through the account's SMTP server. Addresses are parsed (\"Name <a@x>\" or \"a@x\"); " +
+func sendEmailSpec(o *outbox.Outbox) *mcpkit.Spec {
+	return &mcpkit.Spec{
+		Name:  "send_email",
+		Title: "Send an email",
+		Description: "Send a new email through the account's SMTP server. Addresses are parsed (\"Name <a@x>\" or \"a@x\"); " +
 			"a line break in any header field is refused. A copy is kept in the Sent folder (sent_copy)." + sendLimitsNote,
-		toolset:  ToolsetMail,
-		readOnly: false, destructive: false, idempotent: false, openWorld: true,
-		changesMail: true,
-		params:      sendParams(),
-		output:      mcp.WithOutputSchema[SendResult](),
-		handle: bound(func(ctx context.Context, args sendArgs) (any, error) {
+		Toolset:  ToolsetMail,
+		ReadOnly: false, Destructive: false, Idempotent: false, OpenWorld: true,
+		ChangesMail: true,
+		Params:      sendParams(),
+		Output:      mcp.WithOutputSchema[SendResult](),
+		Handle: bound(func(ctx context.Context, args sendArgs) (any, error) {
 			return o.Once(ctx, "send_email", args.IdempotencyKey, func(ctx context.Context) (any, error) {
 				return send(ctx, o, args)
 			})

@@ -7,6 +7,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/email-mcp/email-mcp/attachments"
+	"github.com/email-mcp/email-mcp/mcpkit"
 	"github.com/email-mcp/email-mcp/outbox"
 )
 
@@ -31,20 +32,20 @@ type sendAttachmentsArgs struct {
 
 const maxAttachments = outbox.MaxAttachments
 
-func sendAttachmentsSpec(o *outbox.Outbox, files *attachments.Workspace) *spec {
+func sendAttachmentsSpec(o *outbox.Outbox, files *attachments.Workspace) *mcpkit.Spec {
 	params := append(sendParams(), mcp.WithArray("attachment_paths", mcp.Required(), mcp.WithStringItems(), mcp.MinItems(1), mcp.MaxItems(maxAttachments),
 		mcp.Description("files in the attachments workspace: attachments/email/uploads/report.pdf (or uploads/report.pdf); downloads/ works too")))
-	return &spec{
-		name:  "send_email_with_attachments",
-		title: "Send an email with attachments",
-		description: "Send a new email with files from the attachments workspace (EMAIL_BASE_DIR/attachments/email/uploads or downloads). " +
+	return &mcpkit.Spec{
+		Name:  "send_email_with_attachments",
+		Title: "Send an email with attachments",
+		Description: "Send a new email with files from the attachments workspace (EMAIL_BASE_DIR/attachments/email/uploads or downloads). " +
 			"Nothing outside those two folders can be attached: no dotfiles, no links out, no other paths." + sendLimitsNote,
-		toolset:  ToolsetMail,
-		readOnly: false, destructive: false, idempotent: false, openWorld: true,
-		changesMail: true,
-		params:      params,
-		output:      mcp.WithOutputSchema[SendAttachmentsResult](),
-		handle: bound(func(ctx context.Context, args sendAttachmentsArgs) (any, error) {
+		Toolset:  ToolsetMail,
+		ReadOnly: false, Destructive: false, Idempotent: false, OpenWorld: true,
+		ChangesMail: true,
+		Params:      params,
+		Output:      mcp.WithOutputSchema[SendAttachmentsResult](),
+		Handle: bound(func(ctx context.Context, args sendAttachmentsArgs) (any, error) {
 			return o.Once(ctx, "send_email_with_attachments", args.IdempotencyKey, func(ctx context.Context) (any, error) {
 				return sendWithAttachments(ctx, o, files, args)
 			})
