@@ -44,7 +44,7 @@ func BrowserLogin(ctx context.Context, o BrowserOptions, show func(url string)) 
 	got := make(chan callback, 1)
 	srv := &http.Server{Handler: redirectHandler(state, got), ReadHeaderTimeout: 10 * time.Second}
 	go func() { _ = srv.Serve(ln) }()
-	defer srv.Close()
+	defer shutdown(srv)
 	show(conf.AuthCodeURL(state, oauth2.AccessTypeOffline, oauth2.S256ChallengeOption(verifier),
 		oauth2.SetAuthURLParam("prompt", "consent")))
 	var cb callback
@@ -84,12 +84,28 @@ func redirectHandler(state string, got chan<- callback) http.Handler {
 		if cb.code == "" && cb.err == "" {
 			cb.err = "no code"
 		}
+		// The page first, then the code: once the code is handed over the
+		// login may end and close this server, and the browser showed a
+		// broken connection instead of this page (TestBrowserLogin saw EOF).
+		fmt.Fprintln(w, "email-mcp: signed in; you may close this window.")
+		if f, ok := w.(http.Flusher); ok {
+			f.Flush()
+		}
 		select {
 		case got <- cb:
 		default:
 		}
-		fmt.Fprintln(w, "email-mcp: signed in; you may close this window.")
 	})
+}
+
+// shutdown stops the redirect server, letting a response in flight finish
+// (a second at most).
+func shutdown(srv *http.Server) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	defer cancel()
+	if srv.Shutdown(ctx) != nil {
+		_ = srv.Close()
+	}
 }
 
 func randomState() string {

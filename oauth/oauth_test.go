@@ -3,6 +3,8 @@ package oauth_test
 import (
 	"context"
 	"errors"
+	"fmt"
+	"io"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -251,19 +253,27 @@ func TestDeviceLoginRefusals(t *testing.T) {
 // checks the verifier against the challenge.
 func TestBrowserLogin(t *testing.T) {
 	as := mailtest.NewAuthServer(t)
+	page := make(chan string, 1) // what the browser shows at the end
 	st, err := oauth.BrowserLogin(t.Context(), oauth.BrowserOptions{ClientID: as.ClientID, ClientSecret: as.Secret,
 		AuthURL: as.Issuer + "/authorize", TokenURL: as.TokenURL, Scopes: []string{"mail"}}, func(u string) {
 		go func() {
 			resp, err := http.Get(u)
 			if err != nil {
-				t.Errorf("browser: %v", err)
+				page <- err.Error()
 				return
 			}
-			resp.Body.Close()
+			defer resp.Body.Close()
+			b, _ := io.ReadAll(resp.Body)
+			page <- fmt.Sprintf("%d %s", resp.StatusCode, b)
 		}()
 	})
 	if err != nil {
 		t.Fatalf("BrowserLogin() = %v", err)
+	}
+	// The browser gets the page even though the login ends (and closes its
+	// server) as soon as the code arrives: it got EOF before.
+	if got := <-page; !strings.HasPrefix(got, "200 ") || !strings.Contains(got, "signed in") {
+		t.Errorf("the browser was shown %q, want 200 and the signed-in page", got)
 	}
 	tok, err := newRefresh(as, st.RefreshToken).Token(t.Context())
 	if err != nil || !as.Valid(tok) {
