@@ -11,7 +11,7 @@ import (
 	"github.com/email-mcp/email-mcp/extract"
 )
 
-// realCase is one message of testdata/real/cases.json: a default template
+// realCase is one message of testdata/real/cases*.json: a default template
 // of an open-source project rendered into a .eml (see testdata/real/README.md).
 type realCase struct {
 	File    string `json:"file"`
@@ -33,13 +33,28 @@ type realCase struct {
 
 func loadRealCorpus(t *testing.T) []realCase {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join("testdata", "real", "cases.json"))
-	if err != nil {
-		t.Fatal(err)
+	files, err := filepath.Glob(filepath.Join("testdata", "real", "cases*.json"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("testdata/real/cases*.json: %v, %d files", err, len(files))
 	}
 	var cases []realCase
-	if err := json.Unmarshal(b, &cases); err != nil {
-		t.Fatalf("cases.json: %v", err)
+	seen := map[string]bool{}
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var batch []realCase
+		if err := json.Unmarshal(b, &batch); err != nil {
+			t.Fatalf("%s: %v", f, err)
+		}
+		for _, c := range batch {
+			if seen[c.File] {
+				t.Errorf("%s: %s listed twice", f, c.File)
+			}
+			seen[c.File] = true
+		}
+		cases = append(cases, batch...)
 	}
 	return cases
 }
