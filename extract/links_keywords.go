@@ -47,6 +47,10 @@ var linkKeywords = []kwGroup{
 		"get started|open|haga clic aquí|hier klicken|cliquez ici|clique aqui|clicca qui"},
 	{class: lkAgainst, weight: 1, words: "log out|logout|sign out|signout|this wasn't me|wasn't you|not you|" +
 		"secure your account|report|deny|block|cancel"},
+	{class: lkExclude, weight: 1, words: "turn notifications off|turn off notifications|notifications off|" +
+		"disable notifications|stop notifications|stop receiving|mute|unwatch|unfollow|" +
+		"benachrichtigungen deaktivieren|benachrichtigungen abschalten|désactiver les notifications|" +
+		"desactivar notificaciones|desativar notificações|disattiva notifiche"},
 	{class: lkExclude, weight: 1, words: "unsubscribe|unsub|opt out|opt-out|manage preferences|preferences|" +
 		"email preferences|notification settings|manage subscription|manage subscriptions|privacy|" +
 		"privacy policy|terms|terms of service|terms of use|conditions|cookie|cookies|legal|imprint|" +
@@ -91,7 +95,8 @@ var excludedURLWords = []string{
 	"unsubscribe", "optout", "opt-out", "opt_out", "preferences", "preference-center", "privacy",
 	"cookie", "view-in-browser", "viewinbrowser", "view_in_browser", "webversion", "web-version",
 	"viewonline", "view-online", "abmelden", "abbestellen", "datenschutz", "impressum", "desuscribir",
-	"desinscri", "désinscri", "desabonn", "désabonn", "descadastr",
+	"desinscri", "désinscri", "desabonn", "désabonn", "descadastr", "disable-notifications",
+	"disable_notifications", "notifications/off", "unwatch", "unfollow", "/mute",
 }
 
 // excludedSegments are whole path segments of such links.

@@ -5,6 +5,7 @@ import (
 	"net/url"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 )
 
 // Weights of the link score; the score is the logistic of their sum.
@@ -20,7 +21,6 @@ const (
 	wLinkSubject  = 0.5 // an action word in the subject
 	wLinkRepeated = 0.3 // the same target more than once
 	wLinkSole     = 0.5 // the only link that is not excluded
-	wLinkVague    = 2.0 // penalty: a page that names no request, led to by vague words only ("Click here")
 
 	minOpaque = 16 // runes of a path segment or value that looks like a token
 )
@@ -46,38 +46,12 @@ func excludedLink(c linkCand, unsub map[string]bool) bool {
 }
 
 // pageLink reports a link to a page of the site rather than to a request:
-// nothing in it names a user, a request or a secret, and it leads to the
-// home page, a sign-in page or a settings page. Welcome, alert and
-// "password changed" mails link there; an action link names its request.
-func pageLink(u *url.URL) bool {
-	if namesRequest(u) {
-		return false
-	}
-	segs := strings.FieldsFunc(strings.ToLower(u.Path), func(r rune) bool { return r == '/' })
-	if len(segs) == 0 {
-		return true
-	}
-	for _, seg := range segs {
-		if settingsSegments[seg] {
-			return true
-		}
-	}
-	return pageSegments[segs[len(segs)-1]]
-}
-
-// settingsSegments name settings pages wherever they stand in a path.
-var settingsSegments = map[string]bool{
-	"settings": true, "user_settings": true, "preferences": true, "profile": true, "security": true,
-	"edit": true, "einstellungen": true, "configuracion": true, "parametres": true,
-	"my": true, // Redmine's and others' own pages: /my/account, /my/password
-}
-
-// pageSegments end the paths of sign-in and landing pages.
-var pageSegments = map[string]bool{
-	"login": true, "signin": true, "sign_in": true, "sign-in": true, "log-in": true, "home": true,
-	"dashboard": true, "explore": true, "about": true, "apps": true, "download": true, "install": true,
-	"index.php": true, "wp-login.php": true,
-}
+// nothing in it names a user, a request or a secret. Welcome, alert and
+// "password changed" mails link to the home page, a sign-in page, a
+// settings page or a sign-up page; an action link names its request, as
+// every action link of the corpora does (a reset page that asks for the
+// address again, "/user/forgot_password", is no reset link).
+func pageLink(u *url.URL) bool { return !namesRequest(u) }
 
 // excludedURL reports URLs of footer, social, store, map and image links,
 // and links to pages that name no request (pageLink).
@@ -162,9 +136,6 @@ func scoreLink(c linkCand, subject float64) (float64, Link) {
 	if err == nil {
 		info = urlEvidence(u)
 	}
-	if info.action == "" && max(actionWeight(own), actionWeight(ctx)) < vagueWeight && err == nil && !namesRequest(u) {
-		s -= wLinkVague
-	}
 	for k, n := range info.votes {
 		votes[k] += 2 * n
 	}
@@ -182,10 +153,6 @@ func scoreLink(c linkCand, subject float64) (float64, Link) {
 	}
 	return s, Link{URL: c.target, Text: text, Kind: kindOf(votes, info.token || info.opaque, c.own+" "+c.context)}
 }
-
-// vagueWeight is the weight below which action words are vague: "click
-// here", "continue" and the like say nothing of what a link does.
-const vagueWeight = 0.7
 
 // actionWeight is the weight of the strongest action word among hits.
 func actionWeight(hits []hit) float64 {
@@ -306,24 +273,72 @@ func (i *urlInfo) addWord(w string) {
 }
 
 // namesRequest reports a URL that names a user, a request or a secret: a
-// token parameter, or a path segment or query value (other than utm_*)
-// with a digit or of 16 bytes or more, as ids, keys and tokens are.
+// token parameter, a path segment or query value (other than utm_*) with
+// a digit or of 16 bytes or more, as ids, keys and tokens are, or a query
+// value of three runes or more that is no path, of a key that does more
+// than steer the page (navigationParam).
 func namesRequest(u *url.URL) bool {
 	if f, ok := fragmentRoute(u); ok && namesRequest(f) {
 		return true
 	}
-	idLike := func(p string) bool { return len(p) >= minOpaque || strings.ContainsAny(p, "0123456789") }
 	for seg := range strings.SplitSeq(u.EscapedPath(), "/") {
 		if idLike(seg) {
 			return true
 		}
 	}
-	for kv := range strings.SplitSeq(u.RawQuery, "&") {
-		k, v, _ := strings.Cut(kv, "=")
-		k = strings.ToLower(k)
-		if tokenParams[k] || strings.Contains(k, "token") || v != "" && !strings.HasPrefix(k, "utm_") && idLike(v) {
+	for _, p := range rawParams(u.RawQuery) {
+		k := strings.ToLower(p.key)
+		if tokenParams[k] || strings.Contains(k, "token") {
 			return true
 		}
+		if p.value == "" || strings.HasPrefix(k, "utm_") {
+			continue
+		}
+		if idLike(p.value) {
+			return true
+		}
+		if v, err := url.QueryUnescape(p.value); err == nil && !navigationParam(k) && !strings.Contains(v, "/") &&
+			utf8.RuneCountInString(v) >= 3 {
+			return true
+		}
+	}
+	return false
+}
+
+// idLike reports a path segment or query value with a digit, or of 16
+// bytes or more that are not words joined by dashes or underscores
+// ("registration_applications" is a page, "kQvRmXpLtZwBnYcD" a key).
+func idLike(p string) bool {
+	if strings.ContainsAny(p, "0123456789") {
+		return true
+	}
+	if len(p) < minOpaque {
+		return false
+	}
+	words := strings.FieldsFunc(p, func(r rune) bool { return r == '-' || r == '_' || r == '.' })
+	if len(words) < 2 {
+		return true
+	}
+	for _, w := range words {
+		if len(w) > 12 || strings.ToLower(w) != w {
+			return true
+		}
+	}
+	return false
+}
+
+// navigationParam reports query keys that choose how a page shows, where
+// it leads next or where the visit came from: "?lang=de", "?tab=security",
+// "?next=/inbox", "?utm_source=mail". Their values name no request.
+func navigationParam(k string) bool {
+	if strings.HasPrefix(k, "utm_") || strings.HasPrefix(k, "mc_") {
+		return true
+	}
+	switch k {
+	case "lang", "locale", "hl", "language", "next", "redirect", "redirect_to", "redirect_uri", "return",
+		"return_to", "returnto", "returnurl", "continue", "ref", "source", "src", "from", "tab", "view",
+		"page", "sort", "order", "filter", "q", "theme", "mode", "section", "campaign", "medium":
+		return true
 	}
 	return false
 }

@@ -26,12 +26,24 @@ func TestBestLink(t *testing.T) {
 		{"entities decoded", htmlMsg(`<a href="https://a.test/verify?a=1&amp;b=2&#38;c=3">Verify</a>`), "https://a.test/verify?a=1&b=2&c=3", extract.KindVerify},
 		{"href with newline", htmlMsg("<a href=\"https://a.test/verify?t=ab\ncd\">Verify</a>"), "https://a.test/verify?t=abcd", extract.KindVerify},
 		{"google redirect", htmlMsg(`<a href="https://www.google.com/url?q=https%3A%2F%2Fa.test%2Fverify%3Ft%3D1&amp;sa=D">Verify</a>`), "https://a.test/verify?t=1", extract.KindVerify},
-		{"generic u= redirect", htmlMsg(`<a href="https://trk.test/x?u=https%3A%2F%2Fa.test%2Fconfirm">Confirm</a>`), "https://a.test/confirm", extract.KindConfirm},
-		{"nested wrappers", htmlMsg(`<a href="https://nam02.safelinks.protection.outlook.com/?url=https%3A%2F%2Fwww.google.com%2Furl%3Fq%3Dhttps%253A%252F%252Fa.test%252Fverify&amp;data=1">Verify</a>`), "https://a.test/verify", extract.KindVerify},
+		{"generic u= redirect", htmlMsg(`<a href="https://trk.test/x?u=https%3A%2F%2Fa.test%2Fconfirm%2F7Qx2">Confirm</a>`), "https://a.test/confirm/7Qx2", extract.KindConfirm},
+		{"nested wrappers", htmlMsg(`<a href="https://nam02.safelinks.protection.outlook.com/?url=https%3A%2F%2Fwww.google.com%2Furl%3Fq%3Dhttps%253A%252F%252Fa.test%252Fverify%252F7Qx2&amp;data=1">Verify</a>`), "https://a.test/verify/7Qx2", extract.KindVerify},
 		{"opaque wrapper kept", htmlMsg(`<a href="https://click.test/ls/click?upn=AbC123">Verify</a>`), "https://click.test/ls/click?upn=AbC123", extract.KindVerify},
 		{"text url", extract.Message{Text: "Verify your address: https://a.test/v?t=1)."}, "https://a.test/v?t=1", extract.KindVerify},
 		{"text url in brackets wrapped", extract.Message{Text: "Log in:\n<https://a.test/login?token=ab\r\n  cd>"}, "https://a.test/login?token=abcd", extract.KindMagic},
-		{"spanish", htmlMsg(`<a href="https://a.test/x">Restablecer contraseña</a>`), "https://a.test/x", extract.KindReset},
+		{"spanish", htmlMsg(`<a href="https://a.test/r/7Qx2">Restablecer contraseña</a>`), "https://a.test/r/7Qx2", extract.KindReset},
+		// A link that names no request, user or secret is a page: the
+		// forms of welcome mails (Gitea's "set your password" to
+		// /user/forgot_password), a sign-up page (allauth's unknown
+		// account), a list of pending items (Lemmy's applications).
+		{"reset form without request", htmlMsg(`<p>Please <a href="https://a.test/user/forgot_password">set your password</a> first.</p>`), "", ""},
+		{"sign-up page", extract.Message{Text: "If it was you, you can sign up for an account using the link below.\n\nhttps://a.test/accounts/signup/\n"}, "", ""},
+		// Rallly's comment notice: the only link with a token turns the
+		// notifications off.
+		{"notifications off", htmlMsg(`<a href="https://a.test/poll/p7Kq2">View on a.test</a> If you would like to stop receiving updates you can <a href="https://a.test/auth/disable-notifications?token=Zx4cV7bN1mQ8wE3r">turn notifications off</a>.`), "", ""},
+		{"list page", htmlMsg(`Please click the link below to view their application.<br><a href="https://a.test/registration_applications">View Applications</a>`), "", ""},
+		{"navigation query names no request", htmlMsg(`<a href="https://a.test/verify?lang=de&amp;utm_source=mail">Verify</a>`), "", ""},
+		{"short query value names a request", htmlMsg(`<a href="https://a.test/confirm?t=abcd">Confirm</a>`), "https://a.test/confirm?t=abcd", extract.KindConfirm},
 		{"footer word in a nested url", htmlMsg(`<a href="https://a.test/verify?t=1&amp;next=https%3A%2F%2Fa.test%2Fprivacy">Verify</a>`), "https://a.test/verify?t=1&next=https%3A%2F%2Fa.test%2Fprivacy", extract.KindVerify},
 		{"unsubscribe in query", htmlMsg(`<a href="https://a.test/email?action=unsubscribe&amp;id=1">Confirm</a>`), "", ""},
 		{"unsubscribe excluded", htmlMsg(`<a href="https://a.test/x">Unsubscribe</a>`), "", ""},

@@ -20,6 +20,12 @@ func (t token) numeric() bool  { return t.upper == 0 && t.other == 0 }
 func (t token) mixed() bool    { return t.upper > 0 && t.digits > 0 }
 func (t token) codeable() bool { return t.other == 0 && (t.upper == 0 || t.digits == t.ascii) }
 
+// lowerGroup reports a token of 3–6 ASCII lowercase letters, the group of
+// a code like Plane's "ejzh-lquo-kthn".
+func (t token) lowerGroup() bool {
+	return t.lower == t.other && int(t.lower) == t.size() && t.size() >= 3 && t.size() <= 6
+}
+
 // candidate is a code-shaped run of a text.
 type candidate struct {
 	s, e     int  // rune range of the raw code
@@ -28,19 +34,21 @@ type candidate struct {
 	size     int  // digits and letters, separators not counted
 	prefixed bool // follows a sender mark like "G-"
 	letters  bool // letters only, in dashed groups
+	lower    bool // lowercase letters only, in three or more dashed groups
 	cased    bool // one token of upper- and lowercase letters and digits
 }
 
 // tokens splits a view into tokens and keeps those that can be part of a
-// code or a number: with digits, or uppercase letters only. Dropping plain
-// words keeps the tokens around them apart, as chains need.
+// code or a number: with digits, uppercase letters only, or a short run of
+// lowercase letters (a group of a dashed code). Dropping other words keeps
+// the tokens around them apart, as chains need.
 func (v *textView) tokens() []token {
 	var out []token
 	var cur token
 	in := false
 	for i, r := range v.runes {
 		if !isTokenRune(r) {
-			if in && (cur.digits > 0 || cur.codeable()) {
+			if in && (cur.digits > 0 || cur.codeable() || cur.lowerGroup()) {
 				out = append(out, cur)
 			}
 			in = false
@@ -65,7 +73,7 @@ func (v *textView) tokens() []token {
 			cur.other++
 		}
 	}
-	if in && (cur.digits > 0 || cur.codeable()) {
+	if in && (cur.digits > 0 || cur.codeable() || cur.lowerGroup()) {
 		out = append(out, cur)
 	}
 	return out
@@ -98,10 +106,16 @@ func (v *textView) chains(toks []token) [][]token {
 // Digits join digits by a space or a dash; letter-digit groups join by a
 // space only when both mix letters and digits ("A7K 92Q").
 func (v *textView) joint(a, b token) rune {
-	if b.s != a.e+1 || !a.codeable() || !b.codeable() {
+	if b.s != a.e+1 {
 		return 0
 	}
 	sep := v.runes[a.e]
+	if a.lowerGroup() && b.lowerGroup() && isDash(sep) {
+		return '-'
+	}
+	if !a.codeable() || !b.codeable() {
+		return 0
+	}
 	switch {
 	case isDash(sep):
 		return '-'
@@ -132,6 +146,9 @@ func candidateOf(chain []token, dashed bool) (candidate, bool) {
 		c.numeric, c.cased, c.size = false, true, chain[0].size()
 		return c, true
 	}
+	if chain[0].lowerGroup() {
+		return lowerCandidate(c, chain, dashed)
+	}
 	letters, digits := 0, 0
 	for _, t := range chain {
 		if t.size() != chain[0].size() || !t.codeable() {
@@ -145,15 +162,31 @@ func candidateOf(chain []token, dashed bool) (candidate, bool) {
 	if c.numeric {
 		return c, c.size >= 4 && c.size <= 8
 	}
-	if letters == 0 || c.size < 6 || c.size > 10 {
+	grouped := len(chain) <= 3 && chain[0].size() >= 3
+	maxSize := 10
+	if grouped && len(chain) == 3 {
+		maxSize = 12 // "QHTR-MWZK-XPLA", "A7K2-9PQ3-XY4Z"
+	}
+	if letters == 0 || c.size < 6 || c.size > maxSize {
 		return c, false
 	}
-	grouped := len(chain) <= 3 && chain[0].size() >= 3
 	if digits == 0 {
 		c.letters = true
 		return c, dashed && len(chain) >= 2 && grouped
 	}
 	return c, len(chain) == 1 || grouped
+}
+
+// lowerCandidate takes three or four dashed groups of lowercase letters
+// of one size ("ejzh-lquo-kthn"): two are too often words ("real-time").
+func lowerCandidate(c candidate, chain []token, dashed bool) (candidate, bool) {
+	for _, t := range chain {
+		if t.size() != chain[0].size() || !t.lowerGroup() {
+			return c, false
+		}
+	}
+	c.numeric, c.letters, c.lower, c.size = false, true, true, len(chain)*chain[0].size()
+	return c, dashed && len(chain) >= 3 && len(chain) <= 4 && c.size <= 16
 }
 
 // mixedCase reports a token like "K7EqTEcCtR" (Grafana's sign-up code) or

@@ -61,6 +61,9 @@ func (v *textView) scoreOf(c candidate, code string, subject float64) (float64, 
 // shapeScore rates how code-like a candidate looks on its own: six digits
 // most, groups of digits a little more, years and letter-prefixed ids less.
 func shapeScore(c candidate, code string) float64 {
+	if c.lower {
+		return -1.2 // "ejzh-lquo-kthn" is a code, "one-two-six" is not: a keyword close by decides
+	}
 	if c.letters {
 		return -0.8 // "QHTR-MWZK" is a code, "MUST-READ" is not: context decides
 	}
@@ -96,12 +99,23 @@ func shapeScore(c candidate, code string) float64 {
 // before weighs the keywords before a candidate, the nearest fully.
 func (v *textView) before(c candidate, code string, window int) (float64, bool) {
 	var sum keywordSum
+	intro := -1
+	if window == windowIntro {
+		intro = v.introStart(c)
+	}
 	for i := v.firstHitFrom(c.s) - 1; i >= 0 && sum.n < 3; i-- {
 		h := v.hits[i]
 		if h.end > c.s {
 			continue
 		}
 		d := v.distance(h.end, c.s, window+3)
+		if intro >= 0 && h.start >= intro {
+			// The paragraph that introduces a code standing alone labels
+			// it however long it is: "Ihr Anmeldecode ist unten
+			// aufgeführt. Bitte geben Sie ihn in Ihrem geöffneten
+			// Browserfenster ein." and then the code.
+			d = min(d, windowIntro/2)
+		}
 		if d > window {
 			break
 		}
@@ -110,6 +124,44 @@ func (v *textView) before(c candidate, code string, window int) (float64, bool) 
 		}
 	}
 	return sum.total, true
+}
+
+// introStart returns the rune offset where the paragraph before the
+// candidate's line starts: the text back to a blank line, at most
+// maxIntro runes. It returns -1 when nothing but space comes before.
+func (v *textView) introStart(c candidate) int {
+	i := c.s
+	for i > 0 && v.runes[i-1] != '\n' {
+		i--
+	}
+	for i > 0 && unicode.IsSpace(v.runes[i-1]) {
+		i--
+	}
+	if i == 0 {
+		return -1
+	}
+	end := i
+	for i > 0 && end-i < maxIntro {
+		if v.runes[i-1] == '\n' && blankBefore(v.runes, i-1) {
+			break
+		}
+		i--
+	}
+	return i
+}
+
+// maxIntro bounds the paragraph that introduces a code.
+const maxIntro = 300
+
+// blankBefore reports whether the line that ends at the newline at i is
+// blank.
+func blankBefore(r []rune, i int) bool {
+	for j := i - 1; j >= 0 && r[j] != '\n'; j-- {
+		if !unicode.IsSpace(r[j]) {
+			return false
+		}
+	}
+	return true
 }
 
 // keywordSum adds up the keywords on one side of a candidate, nearest

@@ -24,6 +24,15 @@ func TestBestOTP(t *testing.T) {
 		{"html styled", extract.Message{Subject: "Sign in to Acme", HTML: `<p>Hello!</p><p style="font-size:28px;letter-spacing:4px"><b>620 419</b></p>`}, "620419", "620 419"},
 		{"nearest keyword wins", extract.Message{Text: "Order 556677, verification code 112233."}, "112233", "112233"},
 		{"no keyword", extract.Message{Text: "Hello 482913"}, "", ""},
+		// django-allauth's German login code: the keyword opens a long
+		// paragraph, the code stands alone after it.
+		{"introduced by a long paragraph", extract.Message{Text: "Ihr Anmeldecode ist unten aufgeführt. Bitte geben Sie ihn in Ihrem geöffneten Browserfenster ein.\n\nVWJY-QTVZ\n\nDiese E-Mail kann ignoriert werden."}, "VWJYQTVZ", "VWJY-QTVZ"},
+		{"a paragraph before the intro labels nothing", extract.Message{Text: "Your code is below.\n\nWe have moved offices. Our new building opens next week and the front desk moved too.\n\nQHTR-MWZK\n"}, "", ""},
+		// Plane's login code: three dashed groups of lowercase letters.
+		{"lowercase dashed groups", extract.Message{Subject: "Your unique Plane login code is ejzh-lquo-kthn", Text: "Your login code for Plane\n\nejzh-lquo-kthn\n\nThis code is valid for the next 10 minutes."}, "ejzhlquokthn", "ejzh-lquo-kthn"},
+		{"lowercase dashed words", extract.Message{Text: "Your code runs in real-time on a pay-per-use plan with one-two-six steps."}, "", ""},
+		{"two lowercase groups are words", extract.Message{Text: "Your login code: long-term"}, "", ""},
+		{"three letter groups of four", extract.Message{Text: "Your recovery code:\n\nQHTR-MWZK-XPLA\n"}, "QHTRMWZKXPLA", "QHTR-MWZK-XPLA"},
 		{"url digits", extract.Message{Text: "Your code: https://x.test/c/482913"}, "", ""},
 		{"email digits", extract.Message{Text: "Your code was sent to user482913@example.test"}, "", ""},
 		{"price", extract.Message{Text: "Your code price: $4829"}, "", ""},
