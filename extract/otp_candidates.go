@@ -35,7 +35,7 @@ type candidate struct {
 	prefixed bool // follows a sender mark like "G-"
 	letters  bool // letters only, in dashed groups
 	lower    bool // lowercase letters only, in three or more dashed groups
-	cased    bool // one token of upper- and lowercase letters and digits
+	cased    bool // one token of letters and digits in lowercase or both cases
 }
 
 // tokens splits a view into tokens and keeps those that can be part of a
@@ -142,7 +142,7 @@ func isJoinSpace(r rune) bool {
 // ("QHTR-MWZK"): a single word in capitals is a word.
 func candidateOf(chain []token, dashed bool) (candidate, bool) {
 	c := candidate{s: chain[0].s, e: chain[len(chain)-1].e, numeric: true, groups: len(chain)}
-	if len(chain) == 1 && mixedCase(chain[0]) {
+	if len(chain) == 1 && (mixedCase(chain[0]) || lowerAlnum(chain[0])) {
 		c.numeric, c.cased, c.size = false, true, chain[0].size()
 		return c, true
 	}
@@ -195,6 +195,13 @@ func lowerCandidate(c candidate, chain []token, dashed bool) (candidate, bool) {
 func mixedCase(t token) bool {
 	return t.other == t.lower && t.upper >= 2 && t.lower >= 2 && t.digits > 0 && t.digits == t.ascii &&
 		t.size() >= 6 && t.size() <= 12
+}
+
+// lowerAlnum reports a token like "x7k2p9": 6–10 ASCII lowercase letters
+// and digits, at least two of each.
+func lowerAlnum(t token) bool {
+	return t.upper == 0 && t.other == t.lower && t.lower >= 2 && t.digits >= 2 && t.digits == t.ascii &&
+		t.size() >= 6 && t.size() <= 10
 }
 
 // codeOf returns the code as the user types it: separators removed and

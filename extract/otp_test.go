@@ -32,6 +32,12 @@ func TestBestOTP(t *testing.T) {
 		{"lowercase dashed groups", extract.Message{Subject: "Your unique Plane login code is ejzh-lquo-kthn", Text: "Your login code for Plane\n\nejzh-lquo-kthn\n\nThis code is valid for the next 10 minutes."}, "ejzhlquokthn", "ejzh-lquo-kthn"},
 		{"lowercase dashed words", extract.Message{Text: "Your code runs in real-time on a pay-per-use plan with one-two-six steps."}, "", ""},
 		{"two lowercase groups are words", extract.Message{Text: "Your login code: long-term"}, "", ""},
+		{"lowercase letters and digits", extract.Message{Text: "Here is your code:\n\nx7k2p9\n"}, "x7k2p9", "x7k2p9"},
+		{"lowercase word and version", extract.Message{Text: "Your code must run on python311 or node18x."}, "", ""},
+		// Quoted history without '>' marks: Outlook's plain text replies.
+		{"after original message", extract.Message{Subject: "RE: access", Text: "Thanks, done.\n\n-----Original Message-----\nFrom: Acme\nSent: Monday\n\nYour verification code is 482913\n"}, "", ""},
+		{"after outlook underscores", extract.Message{Subject: "RE: access", Text: "Thanks, done.\n\n________________________________\nFrom: Acme\nSent: Monday\n\nYour verification code is 482913\n"}, "", ""},
+		{"new code before original message", extract.Message{Text: "Your verification code is 482913\n\n-----Ursprüngliche Nachricht-----\nVon: x\n\nCode 111222\n"}, "482913", "482913"},
 		{"three letter groups of four", extract.Message{Text: "Your recovery code:\n\nQHTR-MWZK-XPLA\n"}, "QHTRMWZKXPLA", "QHTR-MWZK-XPLA"},
 		{"url digits", extract.Message{Text: "Your code: https://x.test/c/482913"}, "", ""},
 		{"email digits", extract.Message{Text: "Your code was sent to user482913@example.test"}, "", ""},

@@ -105,7 +105,10 @@ func (v *textView) maskQuoted() {
 }
 
 // quotedLines returns the byte ranges of the lines of a plain text that
-// start with '>' (after spaces), as replies quote earlier mail.
+// start with '>' (after spaces), as replies quote earlier mail, and of all
+// the text after a separator that starts a quoted mail without marks
+// ("-----Original Message-----", Outlook's line of underscores before
+// "From:").
 func quotedLines(text string) []runeRange {
 	var out []runeRange
 	for start := 0; start < len(text); {
@@ -115,12 +118,40 @@ func quotedLines(text string) []runeRange {
 		} else {
 			end += start
 		}
-		if strings.HasPrefix(strings.TrimLeft(text[start:end], " \t"), ">") {
+		line := strings.TrimSpace(text[start:end])
+		if historySeparator(line, text[min(end+1, len(text)):]) {
+			return append(out, runeRange{start, len(text)})
+		}
+		if strings.HasPrefix(line, ">") {
 			out = append(out, runeRange{start, end})
 		}
 		start = end + 1
 	}
 	return out
+}
+
+// historySeparator reports a line that starts quoted history: a dashed
+// "Original Message" line in the languages of the keyword tables, or a
+// line of underscores followed by a "From:" line.
+func historySeparator(line, rest string) bool {
+	if strings.HasPrefix(line, "-----") && strings.HasSuffix(line, "-----") {
+		l := strings.ToLower(strings.Trim(line, "- "))
+		switch l {
+		case "original message", "ursprüngliche nachricht", "originalnachricht", "message d'origine",
+			"mensaje original", "mensagem original", "messaggio originale", "oorspronkelijk bericht":
+			return true
+		}
+		return false
+	}
+	if len(line) < 20 || strings.Trim(line, "_") != "" {
+		return false
+	}
+	next, _, _ := strings.Cut(strings.TrimLeft(rest, " \t\r\n"), ":")
+	switch strings.ToLower(next) {
+	case "from", "von", "de", "da", "van":
+		return true
+	}
+	return false
 }
 
 // maskEmails marks the runes of e-mail addresses.

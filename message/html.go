@@ -139,6 +139,7 @@ type renderer struct {
 	spans      []spanState // open elements that may become spans
 	out        Rendering   // links and spans found, by offsets into w.b
 	omitQuoted bool
+	history    bool   // past the start of an Outlook reply history (omitQuoted only)
 	positions  bool   // record links and spans (RenderHTML, not HTMLToText)
 	fold       []byte // scratch space of sameTarget
 }
@@ -215,6 +216,13 @@ func (r *renderer) open(n *html.Node) bool {
 		return false
 	}
 	st := compactStyle(attr(n, "style"))
+	if r.omitQuoted && (r.history || historyStart(n)) {
+		// Outlook writes the header of the quoted mail in a div of its own
+		// and the quoted mail after it, with no container around both:
+		// all that follows the header is history.
+		r.history = true
+		return false
+	}
 	if isHidden(n, st) || r.omitQuoted && quoted(n) {
 		return false
 	}

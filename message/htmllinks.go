@@ -166,6 +166,15 @@ func quoted(n *html.Node) bool {
 		strings.Contains(class, "protonmail_quote"))
 }
 
+// historyStart reports the element where Outlook starts the quoted mail
+// of a reply or forward: the header block "From: … Sent: …" of Outlook on
+// the web and Windows (id divRplyFwdMsg) or of Outlook for Mac
+// (OLK_SRC_BODY_SECTION). The quoted mail follows it as its siblings.
+func historyStart(n *html.Node) bool {
+	id := attr(n, "id")
+	return id == "divRplyFwdMsg" || id == "OLK_SRC_BODY_SECTION"
+}
+
 // hasImage reports an <img> below n.
 func hasImage(n *html.Node) bool {
 	for c := range n.Descendants() {

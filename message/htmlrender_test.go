@@ -90,6 +90,24 @@ func TestRenderHTMLOmitQuoted(t *testing.T) {
 	}
 }
 
+// Outlook puts the header of the quoted mail in a div of its own and the
+// quoted mail after it as siblings: all of that is history.
+func TestRenderHTMLOmitOutlookHistory(t *testing.T) {
+	for _, h := range []string{
+		`<div>New code 111111</div><div id="appendonsend"></div><hr><div id="divRplyFwdMsg"><b>From:</b> Acme</div>` +
+			`<div><p>Old code 222222</p><a href="https://a.test/v?t=1">Verify</a></div>`,
+		`<div>New code 111111</div><div id="OLK_SRC_BODY_SECTION"><b>From:</b> Acme</div><p>Old code 222222</p>`,
+	} {
+		r := message.RenderHTML(h, message.RenderOptions{OmitQuoted: true})
+		if got := strings.TrimSpace(r.Text); got != "New code 111111" || len(r.Links) != 0 {
+			t.Errorf("RenderHTML(OmitQuoted) = %q, %d links; want only the new text", got, len(r.Links))
+		}
+		if got := message.HTMLToText(h); !strings.Contains(got, "222222") {
+			t.Errorf("HTMLToText = %q, want the quoted history shown", got)
+		}
+	}
+}
+
 // A link's text and offsets leave out the layout written before it: a
 // cell separator, a list marker, a quote's "> ".
 func TestRenderHTMLLinkLayout(t *testing.T) {
