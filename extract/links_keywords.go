@@ -39,6 +39,9 @@ var linkKeywords = []kwGroup{
 	{class: lkAction, weight: 0.8, kind: KindVerify, words: "sign up|sign-up|signup|complete signup|complete the signup|" +
 		"complete your sign up|complete registration|complete your registration|finish signing up|" +
 		"registrierung abschließen|finalizar registro|terminer l'inscription"},
+	{class: lkAction, weight: 0.8, kind: KindConfirm, words: "renew|renew your account|renew my account|" +
+		"extend the validity|extend your account|keep your account|keep my account|reactivate|" +
+		"reactivate your account|verlängern|renouveler|renovar|rinnova"},
 	{class: lkAction, weight: 1, kind: KindOther, words: "unlock|unlock account|unlock my account|" +
 		"unlock your account|entsperren|konto entsperren|débloquer|desbloquear|sblocca"},
 	{class: lkAction, weight: 0.7, kind: KindOther, words: "accept invitation|accept invite|accept the invitation|" +
@@ -82,6 +85,7 @@ var urlWords = map[string]string{
 	"recover": KindReset, "recovery": KindReset, "unlock": KindOther,
 	"signup": KindVerify, "register": KindVerify, "registration": KindVerify,
 	"invite": KindOther, "invitation": KindOther, "join": KindOther,
+	"renew": KindConfirm, "renewal": KindConfirm, "reactivate": KindVerify,
 }
 
 // tokenParams are query keys that carry a one-time secret.

@@ -43,6 +43,9 @@ func TestBestLink(t *testing.T) {
 		{"notifications off", htmlMsg(`<a href="https://a.test/poll/p7Kq2">View on a.test</a> If you would like to stop receiving updates you can <a href="https://a.test/auth/disable-notifications?token=Zx4cV7bN1mQ8wE3r">turn notifications off</a>.`), "", ""},
 		{"link in outlook history", htmlMsg(`<div>Thanks!</div><div id="divRplyFwdMsg"><b>From:</b> Acme</div><div><a href="https://a.test/verify?token=Zx9kQ2">Verify email</a></div>`), "", ""},
 		{"link after original message", extract.Message{Text: "Thanks!\n\n-----Original Message-----\nFrom: Acme\n\nVerify: https://a.test/verify?token=Zx9kQ2\n"}, "", ""},
+		// Synapse's notice of expiry: renewing the account is the action.
+		{"renew the account", extract.Message{Subject: "Renew your Matrix account", Text: "To extend the validity of your account, please click on the link below:\n\nhttps://a.test/_matrix/client/unstable/account_validity/renew?token=bXvPqLrKsTnWmYzJ\n"},
+			"https://a.test/_matrix/client/unstable/account_validity/renew?token=bXvPqLrKsTnWmYzJ", extract.KindConfirm},
 		{"list page", htmlMsg(`Please click the link below to view their application.<br><a href="https://a.test/registration_applications">View Applications</a>`), "", ""},
 		{"navigation query names no request", htmlMsg(`<a href="https://a.test/verify?lang=de&amp;utm_source=mail">Verify</a>`), "", ""},
 		{"short query value names a request", htmlMsg(`<a href="https://a.test/confirm?t=abcd">Confirm</a>`), "https://a.test/confirm?t=abcd", extract.KindConfirm},
