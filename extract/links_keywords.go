@@ -38,7 +38,9 @@ var linkKeywords = []kwGroup{
 		"mot de passe|redefinir|redefinir senha|senha|reimposta|password"},
 	{class: lkAction, weight: 0.8, kind: KindVerify, words: "sign up|sign-up|signup|complete signup|complete the signup|" +
 		"complete your sign up|complete registration|complete your registration|finish signing up|" +
-		"registrierung abschließen|finalizar registro|terminer l'inscription"},
+		"registrierung abschließen|finalizar registro|terminer l'inscription|set up your account|" +
+		"set up my account|setup your account|complete setup|complete your setup|finish setting up|" +
+		"konto einrichten|configurer votre compte|configurar tu cuenta"},
 	{class: lkAction, weight: 0.8, kind: KindConfirm, words: "renew|renew your account|renew my account|" +
 		"extend the validity|extend your account|keep your account|keep my account|reactivate|" +
 		"reactivate your account|verlängern|renouveler|renovar|rinnova"},
@@ -85,7 +87,7 @@ var urlWords = map[string]string{
 	"recover": KindReset, "recovery": KindReset, "unlock": KindOther,
 	"signup": KindVerify, "register": KindVerify, "registration": KindVerify,
 	"invite": KindOther, "invitation": KindOther, "join": KindOther,
-	"renew": KindConfirm, "renewal": KindConfirm, "reactivate": KindVerify,
+	"setup": KindVerify, "renew": KindConfirm, "renewal": KindConfirm, "reactivate": KindVerify,
 }
 
 // tokenParams are query keys that carry a one-time secret.

@@ -276,7 +276,8 @@ func (i *urlInfo) addWord(w string) {
 // token parameter, a path segment or query value (other than utm_*) with
 // a digit or of 16 bytes or more, as ids, keys and tokens are, or a query
 // value of three runes or more that is no path, of a key that does more
-// than steer the page (navigationParam).
+// than steer the page (navigationParam). An e-mail address names no
+// request: Odoo's "/web/login?auth_login=alice@…" is a sign-in page.
 func namesRequest(u *url.URL) bool {
 	if f, ok := fragmentRoute(u); ok && namesRequest(f) {
 		return true
@@ -294,11 +295,14 @@ func namesRequest(u *url.URL) bool {
 		if p.value == "" || strings.HasPrefix(k, "utm_") {
 			continue
 		}
+		v, err := url.QueryUnescape(p.value)
+		if err == nil && strings.Contains(v, "@") {
+			continue // an address names the user, not a request: a sign-in form filled in
+		}
 		if idLike(p.value) {
 			return true
 		}
-		if v, err := url.QueryUnescape(p.value); err == nil && !navigationParam(k) && !strings.Contains(v, "/") &&
-			utf8.RuneCountInString(v) >= 3 {
+		if err == nil && !navigationParam(k) && !strings.Contains(v, "/") && utf8.RuneCountInString(v) >= 3 {
 			return true
 		}
 	}
@@ -306,8 +310,10 @@ func namesRequest(u *url.URL) bool {
 }
 
 // idLike reports a path segment or query value with a digit, or of 16
-// bytes or more that are not words joined by dashes or underscores
-// ("registration_applications" is a page, "kQvRmXpLtZwBnYcD" a key).
+// bytes or more that are not lowercase words joined by dashes, dots or
+// underscores ("registration_applications" and Odoo's
+// "action-auth_totp_mail.action_activate_two_factor_authentication" are
+// pages, "kQvRmXpLtZwBnYcD" is a key).
 func idLike(p string) bool {
 	if strings.ContainsAny(p, "0123456789") {
 		return true
@@ -320,7 +326,7 @@ func idLike(p string) bool {
 		return true
 	}
 	for _, w := range words {
-		if len(w) > 12 || strings.ToLower(w) != w {
+		if len(w) > 16 || strings.ToLower(w) != w {
 			return true
 		}
 	}

@@ -46,6 +46,12 @@ func TestBestLink(t *testing.T) {
 		// Synapse's notice of expiry: renewing the account is the action.
 		{"renew the account", extract.Message{Subject: "Renew your Matrix account", Text: "To extend the validity of your account, please click on the link below:\n\nhttps://a.test/_matrix/client/unstable/account_validity/renew?token=bXvPqLrKsTnWmYzJ\n"},
 			"https://a.test/_matrix/client/unstable/account_validity/renew?token=bXvPqLrKsTnWmYzJ", extract.KindConfirm},
+		// Passbolt's welcome: "Get started" to the account setup is the action.
+		{"account setup", htmlMsg(`<p>You just opened an account on <a href="https://a.test/">https://a.test/</a>.</p><a href="https://a.test/setup/start/8e3874ae-4b40-590b/5b7f1e3a-9c2d-4e8f">Get started</a>`),
+			"https://a.test/setup/start/8e3874ae-4b40-590b/5b7f1e3a-9c2d-4e8f", extract.KindVerify},
+		// Odoo: a settings action, and a sign-in form filled with the address.
+		{"settings action of lowercase words", htmlMsg(`<a href="https://a.test/odoo/action-auth_totp_mail.action_activate_two_factor_authentication">Activate my two-factor authentication</a>`), "", ""},
+		{"address names no request", htmlMsg(`<p>Your account was created.</p><a href="https://a.test/web/login?auth_login=alice%40a.test">Go to My Account</a>`), "", ""},
 		{"list page", htmlMsg(`Please click the link below to view their application.<br><a href="https://a.test/registration_applications">View Applications</a>`), "", ""},
 		{"navigation query names no request", htmlMsg(`<a href="https://a.test/verify?lang=de&amp;utm_source=mail">Verify</a>`), "", ""},
 		{"short query value names a request", htmlMsg(`<a href="https://a.test/confirm?t=abcd">Confirm</a>`), "https://a.test/confirm?t=abcd", extract.KindConfirm},

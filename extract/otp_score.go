@@ -44,7 +44,7 @@ func (v *textView) scoreOf(c candidate, code string, subject float64) (float64, 
 		window = windowIntro
 	}
 	before, ok1 := v.before(c, code, window)
-	after, ok2 := v.after(c, code)
+	after, ok2 := v.after(c, code, prom > 0)
 	if !ok1 || !ok2 {
 		return 0, false
 	}
@@ -150,7 +150,42 @@ func (v *textView) introStart(c candidate) int {
 	return i
 }
 
-// maxIntro bounds the paragraph that introduces a code.
+// outroEnd returns the rune offset where the paragraph after the
+// candidate's line ends: the text up to a blank line, at most maxIntro
+// runes. It returns -1 when nothing but space follows.
+func (v *textView) outroEnd(c candidate) int {
+	i := c.e
+	for i < len(v.runes) && v.runes[i] != '\n' {
+		i++
+	}
+	for i < len(v.runes) && unicode.IsSpace(v.runes[i]) {
+		i++
+	}
+	if i == len(v.runes) {
+		return -1
+	}
+	start := i
+	for i < len(v.runes) && i-start < maxIntro {
+		if v.runes[i] == '\n' && blankAfter(v.runes, i) {
+			break
+		}
+		i++
+	}
+	return i
+}
+
+// blankAfter reports whether the line that starts after the newline at i
+// is blank.
+func blankAfter(r []rune, i int) bool {
+	for j := i + 1; j < len(r) && r[j] != '\n'; j++ {
+		if !unicode.IsSpace(r[j]) {
+			return false
+		}
+	}
+	return true
+}
+
+// maxIntro bounds the paragraph that introduces a code, or follows it.
 const maxIntro = 300
 
 // blankBefore reports whether the line that ends at the newline at i is
@@ -213,13 +248,23 @@ func (v *textView) beforeWeight(h hit, c candidate, d int, code string, window i
 
 // after weighs the keywords after a candidate, the nearest fully. A code
 // keyword that introduces another number belongs to that one.
-func (v *textView) after(c candidate, code string) (float64, bool) {
+func (v *textView) after(c candidate, code string, alone bool) (float64, bool) {
 	var sum keywordSum
+	outro := -1
+	if alone {
+		outro = v.outroEnd(c)
+	}
 	for _, h := range v.hits[v.firstHitFrom(c.e):] {
 		if sum.n >= 3 {
 			break
 		}
 		d := v.distance(c.e, h.start, windowAfter+3)
+		if h.end <= outro {
+			// The paragraph right after a code standing alone speaks of
+			// it however long it is: "To choose a new password, please
+			// enter the code above in the app".
+			d = min(d, windowAfter/2)
+		}
 		if d > windowAfter {
 			break
 		}

@@ -38,6 +38,8 @@ func TestBestOTP(t *testing.T) {
 		{"after original message", extract.Message{Subject: "RE: access", Text: "Thanks, done.\n\n-----Original Message-----\nFrom: Acme\nSent: Monday\n\nYour verification code is 482913\n"}, "", ""},
 		{"after outlook underscores", extract.Message{Subject: "RE: access", Text: "Thanks, done.\n\n________________________________\nFrom: Acme\nSent: Monday\n\nYour verification code is 482913\n"}, "", ""},
 		{"new code before original message", extract.Message{Text: "Your verification code is 482913\n\n-----Ursprüngliche Nachricht-----\nVon: x\n\nCode 111222\n"}, "482913", "482913"},
+		// Bluesky's reset code: the paragraph after the code speaks of it.
+		{"labelled by the paragraph after", extract.Message{Subject: "Password Reset Requested", Text: "We received a request to reset the password for the account @alice.bsky.social.\n\nN3WJA-5TRKE\n\nTo choose a new password, please enter the code above in the app along with your\nnew password.\n"}, "N3WJA5TRKE", "N3WJA-5TRKE"},
 		{"three letter groups of four", extract.Message{Text: "Your recovery code:\n\nQHTR-MWZK-XPLA\n"}, "QHTRMWZKXPLA", "QHTR-MWZK-XPLA"},
 		{"url digits", extract.Message{Text: "Your code: https://x.test/c/482913"}, "", ""},
 		{"email digits", extract.Message{Text: "Your code was sent to user482913@example.test"}, "", ""},
