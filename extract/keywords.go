@@ -71,7 +71,8 @@ var otpKeywords = []kwGroup{
 		"mastercard|amex|iban|sku|item|model|serial|isbn|issue|pull request|commit|page|no.|nr.|qr code|" +
 		"qr-code|qr|bar code|~barcode|promo code|~promocode|promo|promotion code|discount code|coupon|" +
 		"coupon code|voucher|gift card|referral code|referral|invite code|invitation code|country code|" +
-		"area code|source code|dress code|tracking code|product code|booking code|sort code|customer code|" +
+		"area code|source code|dress code|meeting passcode|meeting password|meeting code|webinar passcode|" +
+		"wifi password|wi-fi password|door code|gate code|tracking code|product code|booking code|sort code|customer code|" +
 		"client code|branch code|bank code|swift code|bic|routing number|tax code|account code|course code|" +
 		"total|amount|price|" +
 		"balance|step|bestellung|~bestellnummer|rechnung|~rechnungsnummer|~kundennummer|~auftragsnummer|" +

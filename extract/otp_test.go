@@ -40,6 +40,7 @@ func TestBestOTP(t *testing.T) {
 		{"new code before original message", extract.Message{Text: "Your verification code is 482913\n\n-----Ursprüngliche Nachricht-----\nVon: x\n\nCode 111222\n"}, "482913", "482913"},
 		// Bluesky's reset code: the paragraph after the code speaks of it.
 		{"labelled by the paragraph after", extract.Message{Subject: "Password Reset Requested", Text: "We received a request to reset the password for the account @alice.bsky.social.\n\nN3WJA-5TRKE\n\nTo choose a new password, please enter the code above in the app along with your\nnew password.\n"}, "N3WJA5TRKE", "N3WJA-5TRKE"},
+		{"meeting passcode", extract.Message{Text: "Join the call. Meeting passcode: 482913"}, "", ""},
 		{"three letter groups of four", extract.Message{Text: "Your recovery code:\n\nQHTR-MWZK-XPLA\n"}, "QHTRMWZKXPLA", "QHTR-MWZK-XPLA"},
 		{"url digits", extract.Message{Text: "Your code: https://x.test/c/482913"}, "", ""},
 		{"email digits", extract.Message{Text: "Your code was sent to user482913@example.test"}, "", ""},
