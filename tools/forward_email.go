@@ -209,12 +209,7 @@ func quoteInline(ctx context.Context, mail Mailbox, folder string, orig *imap.Me
 // decoded size is counted first, by streaming it once: the composer needs
 // it before it writes, and BODYSTRUCTURE gives only the encoded size.
 func partAttachment(ctx context.Context, mail Mailbox, folder string, uid uint32, p *imap.Part, index int) (smtp.Attachment, error) {
-	stream := func(w io.Writer) error {
-		return decodeStream(w, p.Encoding, func(w io.Writer) error {
-			_, err := mail.StreamPart(ctx, folder, uid, p.Path, w)
-			return err
-		})
-	}
+	stream := func(w io.Writer) error { return imap.StreamAttachment(ctx, mail, folder, uid, p, w) }
 	var n countWriter
 	if err := stream(&n); err != nil {
 		return smtp.Attachment{}, err
@@ -224,7 +219,7 @@ func partAttachment(ctx context.Context, mail Mailbox, folder string, uid uint32
 		ContentType: forwardType(p),
 		Size:        int64(n),
 		// A forwarded message inside the original keeps its bytes too.
-		Embedded: mediaType(p) == "message/rfc822" && slices.Contains([]string{"", "7bit", "8bit", "binary"}, p.Encoding),
+		Embedded: p.SafeMediaType() == "message/rfc822" && slices.Contains([]string{"", "7bit", "8bit", "binary"}, p.Encoding),
 		Open: func() (io.ReadCloser, error) {
 			pr, pw := io.Pipe()
 			go func() { pw.CloseWithError(stream(pw)) }()
@@ -259,7 +254,7 @@ func forwardName(p *imap.Part, index int) string {
 	name, _ := message.CleanLine(p.Filename)
 	name = strings.TrimSpace(name)
 	if name == "" {
-		name = defaultName(p, index)
+		name = p.DefaultName(index)
 	}
 	return cutBytes(name, 255)
 }
@@ -267,8 +262,8 @@ func forwardName(p *imap.Part, index int) string {
 // forwardType is the part's media type, with its charset when it has one
 // (the composer keeps utf-8 and us-ascii).
 func forwardType(p *imap.Part) string {
-	t := mediaType(p)
-	if cs := p.Params["charset"]; cs != "" && isToken(cs) {
+	t := p.SafeMediaType()
+	if cs := p.Params["charset"]; cs != "" && imap.IsToken(cs) {
 		return mime.FormatMediaType(t, map[string]string{"charset": cs})
 	}
 	return t
@@ -313,4 +308,12 @@ func forwardDraft(ctx context.Context, mail Mailbox, o *outbox.Outbox, m *smtp.M
 	out := forwardResult(notSent(d.MessageID), m, mode)
 	out.DraftID = d.ID
 	return out, nil
+}
+
+// countWriter counts what is written to it.
+type countWriter int64
+
+func (c *countWriter) Write(p []byte) (int, error) {
+	*c += countWriter(len(p))
+	return len(p), nil
 }

@@ -241,7 +241,7 @@ func attachmentList(all []imap.Attachment) ([]AttachmentInfo, *int) {
 	kept, total := message.BoundList(all, message.MaxAttachments)
 	for i, a := range kept {
 		out = append(out, AttachmentInfo{
-			Index: i, Filename: boundName(clean(a.Filename)), ContentType: boundContentType(mediaType(a.Part)),
+			Index: i, Filename: boundName(clean(a.Filename)), ContentType: boundContentType(a.Part.SafeMediaType()),
 			SizeBytes: a.DecodedSize, Inline: a.IsEmbedded() || a.Disposition == "inline",
 		})
 	}
