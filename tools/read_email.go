@@ -154,13 +154,6 @@ func messageError(err error, folder string, uid uint32) error {
 	return folderError(err, folder)
 }
 
-// messageBodies decodes the main bodies of msg, fetching its text parts
-// when msg did not come whole (imap.Client.Bodies); incomplete reports that
-// one was longer than maxTextPart (it was cut, never silently).
-func messageBodies(ctx context.Context, mail Mailbox, folder string, msg *imap.Message) (b message.Bodies, incomplete bool, err error) {
-	return mail.Bodies(ctx, folder, msg, maxTextPart)
-}
-
 func readResult(folder string, msg *imap.Message, hdr message.Header) *ReadResult {
 	out := &ReadResult{
 		UID: msg.UID, ID: msgID(msg.UIDValidity, msg.UID), Folder: folder,
