@@ -186,11 +186,11 @@ func listInboxes(ctx context.Context, ib *inbox.Inboxes, limit *int, cur string)
 	if err != nil {
 		return nil, err
 	}
-	infos, res, err := ib.List(ctx, page.req)
+	infos, res, err := ib.List(ctx, page.Req)
 	if err != nil {
 		return nil, err
 	}
-	out := &ListInboxesResult{Inboxes: make([]InboxInfo, 0, len(infos)), NextCursor: page.next(res)}
+	out := &ListInboxesResult{Inboxes: make([]InboxInfo, 0, len(infos)), NextCursor: page.Next(res)}
 	for _, in := range infos {
 		info := InboxInfo{InboxID: in.ID, Address: in.Address, Messages: in.Messages}
 		if !in.Latest.IsZero() {
@@ -315,12 +315,12 @@ func listMessages(ctx context.Context, ib *inbox.Inboxes, a listMessagesArgs) (*
 	if err != nil {
 		return nil, err
 	}
-	got, err := ib.Messages(ctx, in, f, page.req)
+	got, err := ib.Messages(ctx, in, f, page.Req)
 	if err != nil {
 		return nil, err
 	}
 	out := &ListMessagesResult{InboxID: in.ID, Address: in.Address, Total: got.Search.Total,
-		Messages: make([]InboxMessage, 0, len(got.Mail)), NextCursor: page.next(got.Search)}
+		Messages: make([]InboxMessage, 0, len(got.Mail)), NextCursor: page.Next(got.Search)}
 	for i := range got.Mail {
 		out.Messages = append(out.Messages, inboxMessage(&got.Mail[i]))
 	}

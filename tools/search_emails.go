@@ -106,7 +106,7 @@ func searchEmails(ctx context.Context, mail Mailbox, args searchArgs, defaultLim
 	if err != nil {
 		return nil, err
 	}
-	res, err := mail.Search(ctx, folder, crit, page.req)
+	res, err := mail.Search(ctx, folder, crit, page.Req)
 	if err != nil {
 		return nil, folderError(err, folder)
 	}
@@ -114,7 +114,7 @@ func searchEmails(ctx context.Context, mail Mailbox, args searchArgs, defaultLim
 	for _, m := range res.Messages {
 		out.Messages = append(out.Messages, summary(res.UIDValidity, m))
 	}
-	out.NextCursor = page.next(res)
+	out.NextCursor = page.Next(res)
 	out.HasMore = out.NextCursor != nil
 	return out, nil
 }
