@@ -175,55 +175,22 @@ func readResult(folder string, msg *imap.Message, hdr message.Header) *ReadResul
 	if out.Date == "" {
 		out.Date = formatTime(msg.InternalDate)
 	}
-	out.Hidden = hiddenInHeader(hdr, msg.Structure)
+	var names []string // a hidden character in a field the bounds clean unsaid
+	if msg.Structure != nil {
+		for _, p := range msg.Structure.Attachments() {
+			names = append(names, p.Filename)
+		}
+	}
+	out.Hidden = message.HiddenInHeader(hdr, names...)
 	return out
-}
-
-// hiddenInHeader reports a hidden character in a header field or file
-// name that read_email returns: the bounding functions clean some of them
-// without telling (wrap cleans the rest, and reports it: clean.go).
-func hiddenInHeader(hdr message.Header, root *imap.Part) bool {
-	fields := append([]string{hdr.Subject, hdr.MessageID}, hdr.InReplyTo...)
-	fields = append(fields, hdr.References...)
-	for _, l := range [][]message.Address{hdr.From, hdr.To, hdr.Cc, hdr.ReplyTo} {
-		for _, a := range l {
-			fields = append(fields, a.Name, a.Email)
-		}
-	}
-	if root != nil {
-		for _, p := range root.Attachments() {
-			fields = append(fields, p.Filename)
-		}
-	}
-	for _, f := range fields {
-		if _, removed := message.CleanLine(f); removed {
-			return true
-		}
-	}
-	return false
 }
 
 // window cuts the bodies to one window and fills the truncation fields.
 func window(out *ReadResult, b message.Bodies, format string, offset, maxChars int) {
-	text, hiddenText := message.CleanText(b.Text)
-	out.Hidden = out.Hidden || hiddenText
-	next := -1
-	if format != "html" {
-		chunk, trunc, n := message.Window(text, offset, maxChars)
-		out.BodyText = chunk
-		if trunc {
-			next = n
-		}
-	}
-	if format != "text" {
-		chunk, trunc, n := message.Window(b.HTML, offset, maxChars)
-		out.BodyHTML = &chunk
-		if trunc && (next < 0 || n < next) {
-			next = n
-		}
-	}
-	if next >= 0 {
-		out.Truncated, out.NextOffset = true, &next
+	w := message.WindowBodies(b, format != "html", format != "text", offset, maxChars)
+	out.BodyText, out.BodyHTML, out.Hidden = w.Text, w.HTML, out.Hidden || w.Hidden
+	if w.Next >= 0 {
+		out.Truncated, out.NextOffset = true, &w.Next
 	}
 }
 
