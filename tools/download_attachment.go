@@ -82,8 +82,8 @@ func downloadAttachment(ctx context.Context, mail Mailbox, files *attachments.Wo
 		return nil, err
 	}
 	return &DownloadResult{
-		FilePath: f.Path, Filename: f.Name, OriginalFilename: boundName(clean(part.Filename)),
-		ContentType: boundContentType(part.SafeMediaType()), SizeBytes: f.Size, AttachmentIndex: *args.AttachmentIndex, UID: msg.UID,
+		FilePath: f.Path, Filename: f.Name, OriginalFilename: message.BoundName(clean(part.Filename)),
+		ContentType: message.BoundContentType(part.SafeMediaType()), SizeBytes: f.Size, AttachmentIndex: *args.AttachmentIndex, UID: msg.UID,
 	}, nil
 }
 

@@ -122,9 +122,9 @@ func forwardSource(mail Mailbox, a forwardArgs) (folder, mode string, fs outbox.
 // forwardResult shapes a forward sent or saved.
 func forwardResult(sent SendResult, m *smtp.Message, mode string) *ForwardResult {
 	out := &ForwardResult{SendResult: sent, Mode: mode, Attachments: len(m.Attachments)}
-	out.To, out.ToTotal = boundAddresses(m.To, message.MaxAddresses, false, smtpAddr)
-	out.Cc, out.CcTotal = boundAddresses(m.Cc, message.MaxAddresses, false, smtpAddr)
-	out.Subject, out.SubjectTruncated = boundSubject(m.Subject, false)
+	out.To, out.ToTotal = message.BoundAddresses(m.To, message.MaxAddresses, false, smtpAddr)
+	out.Cc, out.CcTotal = message.BoundAddresses(m.Cc, message.MaxAddresses, false, smtpAddr)
+	out.Subject, out.SubjectTruncated = message.BoundSubject(m.Subject, false)
 	return out
 }
 

@@ -100,10 +100,10 @@ func getThread(ctx context.Context, mail Mailbox, a threadArgs) (*ThreadResult, 
 	for _, m := range th.Messages {
 		tm := ThreadMessage{
 			Folder: m.Folder, UID: m.UID, ID: msgID(m.UIDValidity, m.UID),
-			MessageID: boundID(m.Header.MessageID), From: firstAddress(m.Header.From, messageAddr),
+			MessageID: message.BoundID(m.Header.MessageID), From: message.FirstAddress(m.Header.From, messageAddr),
 			Date: formatTime(m.Time()), Preview: message.Preview(m.Text, previewChars),
 		}
-		tm.Subject, tm.SubjectTruncated = boundSubject(m.Header.Subject, false)
+		tm.Subject, tm.SubjectTruncated = message.BoundSubject(m.Header.Subject, false)
 		out.Messages = append(out.Messages, tm)
 	}
 	return out, nil

@@ -68,7 +68,7 @@ func inboxMessage(m *inbox.Mail) InboxMessage {
 		out.OTP = &code
 	}
 	if m.Link != "" {
-		out.MagicLink = boundLink(m.Link)
+		out.MagicLink = message.BoundLink(m.Link)
 	}
 	return out
 }
@@ -76,9 +76,9 @@ func inboxMessage(m *inbox.Mail) InboxMessage {
 // inboxHead is an InboxMessage from the header alone, without the code and
 // link extraction finds.
 func inboxHead(validity, uid uint32, arrived time.Time, hdr message.Header) InboxMessage {
-	m := InboxMessage{ID: msgID(validity, uid), UID: uid, From: firstAddress(hdr.From, messageAddr), ReceivedAt: formatTime(arrived)}
-	m.Subject, m.SubjectTruncated = boundSubject(hdr.Subject, false)
-	m.To, m.ToTotal = boundAddresses(hdr.To, message.MaxSummaryAddresses, false, messageAddr)
+	m := InboxMessage{ID: msgID(validity, uid), UID: uid, From: message.FirstAddress(hdr.From, messageAddr), ReceivedAt: formatTime(arrived)}
+	m.Subject, m.SubjectTruncated = message.BoundSubject(hdr.Subject, false)
+	m.To, m.ToTotal = message.BoundAddresses(hdr.To, message.MaxSummaryAddresses, false, messageAddr)
 	return m
 }
 

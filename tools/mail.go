@@ -63,35 +63,6 @@ func checkValidity(ref UID, current uint32, folder string) error {
 	return nil
 }
 
-// formatAddress renders an address for the model: "Name <email>" or
-// "email", with invisible characters removed.
-func formatAddress(name, email string) string {
-	name, _ = message.CleanText(strings.TrimSpace(name))
-	switch {
-	case name == "" || name == email:
-		return email
-	case email == "":
-		return name
-	}
-	return name + " <" + email + ">"
-}
-
-func imapAddresses(l []imap.Address) []string {
-	out := make([]string, 0, len(l))
-	for _, a := range l {
-		out = append(out, formatAddress(a.Name, a.Email))
-	}
-	return out
-}
-
-func msgAddresses(l []message.Address) []string {
-	out := make([]string, 0, len(l))
-	for _, a := range l {
-		out = append(out, formatAddress(a.Name, a.Email))
-	}
-	return out
-}
-
 // clean removes invisible and bidi control characters from untrusted text.
 func clean(s string) string {
 	c, _ := message.CleanText(s)

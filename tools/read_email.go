@@ -157,20 +157,20 @@ func messageError(err error, folder string, uid uint32) error {
 func readResult(folder string, msg *imap.Message, hdr message.Header) *ReadResult {
 	out := &ReadResult{
 		UID: msg.UID, ID: msgID(msg.UIDValidity, msg.UID), Folder: folder,
-		MessageID: boundID(hdr.MessageID), From: firstAddress(hdr.From, messageAddr),
+		MessageID: message.BoundID(hdr.MessageID), From: message.FirstAddress(hdr.From, messageAddr),
 		Date: formatTime(hdr.Date), Flags: nonNil(msg.Flags), Attachment: []AttachmentInfo{},
 	}
-	out.Subject, out.SubjectTruncated = boundSubject(hdr.Subject, false)
-	out.To, out.ToTotal = boundAddresses(hdr.To, message.MaxAddresses, false, messageAddr)
-	out.Cc, out.CcTotal = boundAddresses(hdr.Cc, message.MaxAddresses, false, messageAddr)
-	out.ReplyTo, out.ReplyToTotal = boundAddresses(hdr.ReplyTo, message.MaxAddresses, false, messageAddr)
+	out.Subject, out.SubjectTruncated = message.BoundSubject(hdr.Subject, false)
+	out.To, out.ToTotal = message.BoundAddresses(hdr.To, message.MaxAddresses, false, messageAddr)
+	out.Cc, out.CcTotal = message.BoundAddresses(hdr.Cc, message.MaxAddresses, false, messageAddr)
+	out.ReplyTo, out.ReplyToTotal = message.BoundAddresses(hdr.ReplyTo, message.MaxAddresses, false, messageAddr)
 	refs, n := message.BoundIDs(hdr.References, message.MaxReferences)
 	out.References = nonNil(refs)
 	if n > 0 {
 		out.ReferencesTotal = &n
 	}
 	if len(hdr.InReplyTo) > 0 {
-		out.InReplyTo = boundID(hdr.InReplyTo[0])
+		out.InReplyTo = message.BoundID(hdr.InReplyTo[0])
 	}
 	if out.Date == "" {
 		out.Date = formatTime(msg.InternalDate)
@@ -201,7 +201,7 @@ func attachmentList(all []imap.Attachment) ([]AttachmentInfo, *int) {
 	kept, total := message.BoundList(all, message.MaxAttachments)
 	for i, a := range kept {
 		out = append(out, AttachmentInfo{
-			Index: i, Filename: boundName(clean(a.Filename)), ContentType: boundContentType(a.Part.SafeMediaType()),
+			Index: i, Filename: message.BoundName(clean(a.Filename)), ContentType: message.BoundContentType(a.Part.SafeMediaType()),
 			SizeBytes: a.DecodedSize, Inline: a.IsEmbedded() || a.Disposition == "inline",
 		})
 	}

@@ -94,9 +94,9 @@ func reply(ctx context.Context, mail Mailbox, o *outbox.Outbox, a replyArgs) (*R
 // replyResult shapes a reply sent or saved.
 func replyResult(sent SendResult, m *smtp.Message) *ReplyResult {
 	out := &ReplyResult{SendResult: sent}
-	out.To, out.ToTotal = boundAddresses(m.To, message.MaxAddresses, false, smtpAddr)
-	out.Cc, out.CcTotal = boundAddresses(m.Cc, message.MaxAddresses, false, smtpAddr)
-	out.Subject, out.SubjectTruncated = boundSubject(m.Subject, false)
+	out.To, out.ToTotal = message.BoundAddresses(m.To, message.MaxAddresses, false, smtpAddr)
+	out.Cc, out.CcTotal = message.BoundAddresses(m.Cc, message.MaxAddresses, false, smtpAddr)
+	out.Subject, out.SubjectTruncated = message.BoundSubject(m.Subject, false)
 	return out
 }
 

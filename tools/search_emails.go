@@ -148,11 +148,11 @@ func containsControl(s string) bool {
 }
 
 func summary(validity uint32, m imap.Summary) MessageSummary {
-	subject, cut := boundSubject(m.Subject, m.SubjectCut)
-	to, toTotal := boundAddresses(m.To, message.MaxSummaryAddresses, m.ToCut, imapAddr)
+	subject, cut := message.BoundSubject(m.Subject, m.SubjectCut)
+	to, toTotal := message.BoundAddresses(m.To, message.MaxSummaryAddresses, m.ToCut, imapAddr)
 	return MessageSummary{
-		UID: m.UID, ID: msgID(validity, m.UID), MessageID: boundID(m.MessageID), Subject: subject, SubjectTruncated: cut,
-		From: firstAddress(m.From, imapAddr), To: to, ToTotal: toTotal, Date: formatTime(m.Date),
+		UID: m.UID, ID: msgID(validity, m.UID), MessageID: message.BoundID(m.MessageID), Subject: subject, SubjectTruncated: cut,
+		From: message.FirstAddress(m.From, imapAddr), To: to, ToTotal: toTotal, Date: formatTime(m.Date),
 		Unread: !m.Seen, Flagged: m.Flagged, HasAttachments: m.HasAttachments, Size: m.Size,
 	}
 }

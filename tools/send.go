@@ -56,8 +56,8 @@ type SendResult struct {
 // sendResult shapes what a submission answered.
 func sendResult(s *outbox.Sent) SendResult {
 	out := SendResult{Success: true, MessageID: s.MessageID, SentCopy: s.SentCopy}
-	out.Accepted, out.AcceptedTotal = boundAddresses(s.Accepted, message.MaxAddresses, false, func(a string) (string, string) { return "", a })
-	out.Rejected, out.RejectedTotal = boundAddresses(s.Rejected, message.MaxAddresses, false, func(r smtp.Rejection) (string, string) { return "", r.Address })
+	out.Accepted, out.AcceptedTotal = message.BoundAddresses(s.Accepted, message.MaxAddresses, false, func(a string) (string, string) { return "", a })
+	out.Rejected, out.RejectedTotal = message.BoundAddresses(s.Rejected, message.MaxAddresses, false, func(r smtp.Rejection) (string, string) { return "", r.Address })
 	return out
 }
 

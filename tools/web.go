@@ -59,7 +59,7 @@ func (s *Server) Attachment(ctx context.Context, folder, uid string, index int, 
 		return Classify(downloadError(err, folder, ref.UID))
 	}
 	name, _ := message.CleanLine(part.DefaultName(index))
-	head(boundName(name), boundContentType(part.SafeMediaType()))
+	head(message.BoundName(name), message.BoundContentType(part.SafeMediaType()))
 	if err := imap.StreamAttachment(ctx, s.deps.Mail, folder, msg.UID, part, w); err != nil {
 		return Classify(downloadError(err, folder, msg.UID))
 	}
