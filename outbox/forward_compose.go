@@ -132,7 +132,8 @@ func forwardName(p *imap.Part, index int) string {
 	if name == "" {
 		name = p.DefaultName(index)
 	}
-	return cutBytes(name, 255)
+	name, _ = message.BoundBytes(name, 255)
+	return name
 }
 
 // forwardType is the part's media type, with its charset when it has one
@@ -160,17 +161,6 @@ func safeFileBase(s string) string {
 		s = string([]rune(s)[:60])
 	}
 	return strings.TrimSpace(s)
-}
-
-// cutBytes cuts s to at most n bytes at a character boundary.
-func cutBytes(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n]
 }
 
 // countWriter counts what is written to it.
