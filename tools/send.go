@@ -92,5 +92,5 @@ func checkRecordFolder(folder string) error {
 	return nil
 }
 
-// smtpAddr is an smtp.Address for boundAddresses.
+// smtpAddr is an smtp.Address for message.BoundAddresses.
 func smtpAddr(a smtp.Address) (string, string) { return a.Name, a.Email }
