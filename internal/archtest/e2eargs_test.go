@@ -50,13 +50,9 @@ func goldenArgs(raw []byte) (map[string]schemaArgs, error) {
 // jsStringArrays reads "const NAME = {" … "};" whose lines are
 // "  tool: ['a', 'b'],".
 func jsStringArrays(raw []byte, name string) (map[string][]string, error) {
-	_, body, ok := strings.Cut(string(raw), "\nconst "+name+" = {\n")
-	if !ok {
-		return nil, fmt.Errorf("no const %s = {", name)
-	}
-	body, _, ok = strings.Cut(body, "\n};")
-	if !ok {
-		return nil, fmt.Errorf("const %s is not closed by };", name)
+	body, err := jsConstBody(raw, name)
+	if err != nil {
+		return nil, err
 	}
 	row := regexp.MustCompile(`^\s+([a-z_]+): \[(.*)\],?$`)
 	item := regexp.MustCompile(`'([a-z_]+)'`)
