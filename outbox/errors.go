@@ -40,19 +40,22 @@ const (
 	KindReplayed
 	// KindPath: Cause happened on the workspace file Path.
 	KindPath
+	// KindPart: Cause happened on an attachment of message UID of Folder
+	// (a forward carrying it along).
+	KindPart
 )
 
 // Error is a failure of the send domain, with a message that is safe to
 // show to the model; Cause is kept for the log.
 type Error struct {
 	Kind    Kind
-	Message string // "" for KindFolder and KindMessage: the tool writes it
+	Message string // "" for KindFolder, KindMessage and KindPart: the tool writes it
 	Cause   error
 	// Details are extra structured fields for the model (refused
 	// recipients, retry_after_seconds, maybe_delivered ...).
 	Details map[string]any
-	Folder  string // KindFolder, KindMessage
-	UID     uint32 // KindMessage
+	Folder  string // KindFolder, KindMessage, KindPart
+	UID     uint32 // KindMessage, KindPart
 	Code    string // KindReplayed: the stored code
 	Path    string // KindPath
 }

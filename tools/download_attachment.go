@@ -3,10 +3,6 @@ package tools
 import (
 	"context"
 	"errors"
-	"fmt"
-	"io"
-	"mime"
-	"strings"
 
 	"github.com/mark3labs/mcp-go/mcp"
 
@@ -67,9 +63,9 @@ func downloadAttachment(ctx context.Context, mail Mailbox, files *attachments.Wo
 	if args.UID == nil || args.AttachmentIndex == nil {
 		return nil, invalidArg("uid and attachment_index are required")
 	}
-	part, msg, err := findAttachment(ctx, mail, folder, *args.UID, *args.AttachmentIndex)
+	part, msg, err := imap.FindAttachment(ctx, mail, folder, args.UID.UID, args.UID.Validity, *args.AttachmentIndex)
 	if err != nil {
-		return nil, err
+		return nil, downloadError(err, folder, args.UID.UID)
 	}
 	// Refused at once only when even its smallest possible decoded size is
 	// over the limit; otherwise the workspace's writer enforces the exact
@@ -79,15 +75,15 @@ func downloadAttachment(ctx context.Context, mail Mailbox, files *attachments.Wo
 	}
 	name := args.FilenameOverride
 	if name == "" {
-		name = defaultName(part, *args.AttachmentIndex)
+		name = part.DefaultName(*args.AttachmentIndex)
 	}
 	f, err := saveAttachment(ctx, mail, files, folder, msg.UID, part, name)
 	if err != nil {
 		return nil, err
 	}
 	return &DownloadResult{
-		FilePath: f.Path, Filename: f.Name, OriginalFilename: boundName(clean(part.Filename)),
-		ContentType: boundContentType(mediaType(part)), SizeBytes: f.Size, AttachmentIndex: *args.AttachmentIndex, UID: msg.UID,
+		FilePath: f.Path, Filename: f.Name, OriginalFilename: message.BoundName(clean(part.Filename)),
+		ContentType: message.BoundContentType(part.SafeMediaType()), SizeBytes: f.Size, AttachmentIndex: *args.AttachmentIndex, UID: msg.UID,
 	}, nil
 }
 
@@ -101,92 +97,22 @@ func saveAttachment(ctx context.Context, mail Mailbox, files *attachments.Worksp
 		return attachments.File{}, err
 	}
 	defer func() { _ = dl.Abort() }() // no-op after Commit
-	if err := decodeStream(dl, part.Encoding, func(w io.Writer) error {
-		_, err := mail.StreamPart(ctx, folder, uid, part.Path, w)
-		return err
-	}); err != nil {
+	if err := imap.StreamAttachment(ctx, mail, folder, uid, part, dl); err != nil {
 		return attachments.File{}, downloadError(err, folder, uid)
 	}
 	return dl.Commit()
 }
 
-// findAttachment fetches the message's structure (not its body) and returns
-// the attachment at index, in read_email's order.
-func findAttachment(ctx context.Context, mail Mailbox, folder string, ref UID, index int) (*imap.Part, *imap.Message, error) {
-	msg, err := mail.FetchMessage(ctx, folder, ref.UID, 1)
-	if err != nil {
-		return nil, nil, messageError(err, folder, ref.UID)
-	}
-	if err := checkValidity(ref, msg.UIDValidity, folder); err != nil {
-		return nil, nil, err
-	}
-	var list []*imap.Part
-	if msg.Structure != nil {
-		list = msg.Structure.Attachments()
-	}
-	if index < 0 || index >= len(list) {
-		return nil, nil, errorf(CodeAttachmentNotFound, "message %d has %d attachments; attachment_index %d does not exist (read_email lists them)", ref.UID, len(list), index)
-	}
-	return list[index], msg, nil
-}
-
-// defaultName is the sender's file name, or attachment-N with an extension
-// from the media type.
-func defaultName(p *imap.Part, index int) string {
-	if p.Filename != "" {
-		return p.Filename
-	}
-	ext := ".bin"
-	if mediaType(p) == "message/rfc822" {
-		ext = ".eml"
-	} else if exts, _ := mime.ExtensionsByType(mediaType(p)); len(exts) > 0 {
-		ext = exts[0]
-	}
-	return fmt.Sprintf("attachment-%d%s", index, ext)
-}
-
-// mediaType is the part's type/subtype, or application/octet-stream when
-// either is empty or not an RFC 2045 token: a server passes on what the
-// mail says, and a hostile one says anything ("x-evil\x1b; name*=...").
-func mediaType(p *imap.Part) string {
-	if !isToken(p.Type) || !isToken(p.Subtype) {
-		return "application/octet-stream"
-	}
-	return p.MediaType()
-}
-
-// isToken reports an RFC 2045 token: printable ASCII but for space and
-// tspecials.
-func isToken(s string) bool {
-	if s == "" {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c <= ' ' || c >= 0x7f || strings.IndexByte(`()<>@,;:\"/[]?=`, c) >= 0 {
-			return false
-		}
-	}
-	return true
-}
-
+// downloadError names the attachment in ATTACHMENT_NOT_FOUND (an index the
+// message does not have, or a part gone since its structure was read) and
+// the message in the other errors (messageError).
 func downloadError(err error, folder string, uid uint32) error {
-	if errors.Is(err, imap.ErrPartNotFound) {
+	var ie *imap.AttachmentIndexError
+	switch {
+	case errors.As(err, &ie):
+		return errorf(CodeAttachmentNotFound, "message %d has %d attachments; attachment_index %d does not exist (read_email lists them)", ie.UID, ie.Count, ie.Index)
+	case errors.Is(err, imap.ErrPartNotFound):
 		return errorf(CodeAttachmentNotFound, "the attachment is no longer in message %d", uid)
 	}
 	return messageError(err, folder, uid)
-}
-
-// decodeStream is imap.DecodeStream: download_attachment, forward_email
-// and the web inbox decode parts with the decoder that counts read_email's
-// attachment sizes.
-func decodeStream(dst io.Writer, encoding string, stream func(io.Writer) error) error {
-	return imap.DecodeStream(dst, encoding, stream)
-}
-
-// countWriter counts what is written to it.
-type countWriter int64
-
-func (c *countWriter) Write(p []byte) (int, error) {
-	*c += countWriter(len(p))
-	return len(p), nil
 }

@@ -142,6 +142,8 @@ func outboxError(oe *outbox.Error) *Error {
 		return Classify(folderError(oe.Cause, oe.Folder))
 	case outbox.KindMessage:
 		return Classify(messageError(oe.Cause, oe.Folder, oe.UID))
+	case outbox.KindPart:
+		return Classify(downloadError(oe.Cause, oe.Folder, oe.UID))
 	case outbox.KindPath:
 		return Classify(pathError(oe.Cause, oe.Path))
 	case outbox.KindCause:

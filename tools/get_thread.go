@@ -2,13 +2,12 @@ package tools
 
 import (
 	"context"
-	"strings"
-	"unicode/utf8"
 
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/email-mcp/email-mcp/imap"
 	"github.com/email-mcp/email-mcp/mcpkit"
+	"github.com/email-mcp/email-mcp/message"
 )
 
 // ThreadMessage is one message of get_thread's result.
@@ -101,37 +100,11 @@ func getThread(ctx context.Context, mail Mailbox, a threadArgs) (*ThreadResult, 
 	for _, m := range th.Messages {
 		tm := ThreadMessage{
 			Folder: m.Folder, UID: m.UID, ID: msgID(m.UIDValidity, m.UID),
-			MessageID: boundID(m.Header.MessageID), From: firstAddress(m.Header.From, messageAddr),
-			Date: formatTime(m.Time()), Preview: preview(m.Text),
+			MessageID: message.BoundID(m.Header.MessageID), From: message.FirstAddress(m.Header.From, messageAddr),
+			Date: formatTime(m.Time()), Preview: message.Preview(m.Text, previewChars),
 		}
-		tm.Subject, tm.SubjectTruncated = boundSubject(m.Header.Subject, false)
+		tm.Subject, tm.SubjectTruncated = message.BoundSubject(m.Header.Subject, false)
 		out.Messages = append(out.Messages, tm)
 	}
 	return out, nil
-}
-
-// preview cleans text for a one-line preview: quoted lines (">") and the
-// attribution line above them left out, white space collapsed, at most
-// previewChars characters.
-func preview(text string) string {
-	var words []string
-	lines := strings.Split(clean(text), "\n")
-	for i, line := range lines {
-		t := strings.TrimSpace(line)
-		if strings.HasPrefix(t, ">") {
-			continue
-		}
-		if strings.HasSuffix(t, "wrote:") && i+1 < len(lines) && strings.HasPrefix(strings.TrimSpace(lines[i+1]), ">") {
-			continue
-		}
-		words = append(words, strings.Fields(t)...)
-		if len(words) > previewChars {
-			break
-		}
-	}
-	s := strings.Join(words, " ")
-	if utf8.RuneCountInString(s) > previewChars {
-		s = strings.TrimSpace(string([]rune(s)[:previewChars-1])) + "…"
-	}
-	return s
 }

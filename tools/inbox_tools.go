@@ -68,7 +68,7 @@ func inboxMessage(m *inbox.Mail) InboxMessage {
 		out.OTP = &code
 	}
 	if m.Link != "" {
-		out.MagicLink = boundLink(m.Link)
+		out.MagicLink = message.BoundLink(m.Link)
 	}
 	return out
 }
@@ -76,9 +76,9 @@ func inboxMessage(m *inbox.Mail) InboxMessage {
 // inboxHead is an InboxMessage from the header alone, without the code and
 // link extraction finds.
 func inboxHead(validity, uid uint32, arrived time.Time, hdr message.Header) InboxMessage {
-	m := InboxMessage{ID: msgID(validity, uid), UID: uid, From: firstAddress(hdr.From, messageAddr), ReceivedAt: formatTime(arrived)}
-	m.Subject, m.SubjectTruncated = boundSubject(hdr.Subject, false)
-	m.To, m.ToTotal = boundAddresses(hdr.To, message.MaxSummaryAddresses, false, messageAddr)
+	m := InboxMessage{ID: msgID(validity, uid), UID: uid, From: message.FirstAddress(hdr.From, messageAddr), ReceivedAt: formatTime(arrived)}
+	m.Subject, m.SubjectTruncated = message.BoundSubject(hdr.Subject, false)
+	m.To, m.ToTotal = message.BoundAddresses(hdr.To, message.MaxSummaryAddresses, false, messageAddr)
 	return m
 }
 
@@ -186,11 +186,11 @@ func listInboxes(ctx context.Context, ib *inbox.Inboxes, limit *int, cur string)
 	if err != nil {
 		return nil, err
 	}
-	infos, res, err := ib.List(ctx, page.req)
+	infos, res, err := ib.List(ctx, page.Req)
 	if err != nil {
 		return nil, err
 	}
-	out := &ListInboxesResult{Inboxes: make([]InboxInfo, 0, len(infos)), NextCursor: page.next(res)}
+	out := &ListInboxesResult{Inboxes: make([]InboxInfo, 0, len(infos)), NextCursor: page.Next(res)}
 	for _, in := range infos {
 		info := InboxInfo{InboxID: in.ID, Address: in.Address, Messages: in.Messages}
 		if !in.Latest.IsZero() {
@@ -315,12 +315,12 @@ func listMessages(ctx context.Context, ib *inbox.Inboxes, a listMessagesArgs) (*
 	if err != nil {
 		return nil, err
 	}
-	got, err := ib.Messages(ctx, in, f, page.req)
+	got, err := ib.Messages(ctx, in, f, page.Req)
 	if err != nil {
 		return nil, err
 	}
 	out := &ListMessagesResult{InboxID: in.ID, Address: in.Address, Total: got.Search.Total,
-		Messages: make([]InboxMessage, 0, len(got.Mail)), NextCursor: page.next(got.Search)}
+		Messages: make([]InboxMessage, 0, len(got.Mail)), NextCursor: page.Next(got.Search)}
 	for i := range got.Mail {
 		out.Messages = append(out.Messages, inboxMessage(&got.Mail[i]))
 	}

@@ -2,10 +2,6 @@ package tools
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/base64"
-	"encoding/binary"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -67,35 +63,6 @@ func checkValidity(ref UID, current uint32, folder string) error {
 	return nil
 }
 
-// formatAddress renders an address for the model: "Name <email>" or
-// "email", with invisible characters removed.
-func formatAddress(name, email string) string {
-	name, _ = message.CleanText(strings.TrimSpace(name))
-	switch {
-	case name == "" || name == email:
-		return email
-	case email == "":
-		return name
-	}
-	return name + " <" + email + ">"
-}
-
-func imapAddresses(l []imap.Address) []string {
-	out := make([]string, 0, len(l))
-	for _, a := range l {
-		out = append(out, formatAddress(a.Name, a.Email))
-	}
-	return out
-}
-
-func msgAddresses(l []message.Address) []string {
-	out := make([]string, 0, len(l))
-	for _, a := range l {
-		out = append(out, formatAddress(a.Name, a.Email))
-	}
-	return out
-}
-
 // clean removes invisible and bidi control characters from untrusted text.
 func clean(s string) string {
 	c, _ := message.CleanText(s)
@@ -124,74 +91,15 @@ func parseDateArg(s, name string) (time.Time, error) {
 	return time.Time{}, invalidArg("%s must be a date as YYYY-MM-DD or RFC 3339 (got %q)", name, truncate(s, 40))
 }
 
-// cursor is search_emails' page token: the folder's UIDVALIDITY, the UID the
-// next page starts below, and a digest of the search so a cursor is not
-// reused for another search.
-type cursor struct {
-	Validity, BeforeUID uint32
-	Search              uint32
-}
-
-func (c cursor) encode() string {
-	b := make([]byte, 13)
-	b[0] = 1
-	binary.BigEndian.PutUint32(b[1:], c.Validity)
-	binary.BigEndian.PutUint32(b[5:], c.BeforeUID)
-	binary.BigEndian.PutUint32(b[9:], c.Search)
-	return base64.RawURLEncoding.EncodeToString(b)
-}
-
-func decodeCursor(s string) (cursor, error) {
-	b, err := base64.RawURLEncoding.DecodeString(s)
-	if err != nil || len(b) != 13 || b[0] != 1 {
-		return cursor{}, invalidArg("cursor is not a next_cursor that search_emails returned")
-	}
-	return cursor{binary.BigEndian.Uint32(b[1:]), binary.BigEndian.Uint32(b[5:]), binary.BigEndian.Uint32(b[9:])}, nil
-}
-
-// searchDigest identifies a search (folder + criteria) for its cursors. The
-// criteria go through JSON, which follows the pointers of the optional
-// filters (unread, flagged, has_attachments); %+v printed their addresses,
-// so no second page of such a search matched its first.
-func searchDigest(folder string, c imap.SearchCriteria) uint32 {
-	b, _ := json.Marshal(struct {
-		Folder   string
-		Criteria imap.SearchCriteria
-	}{folder, c})
-	sum := sha256.Sum256(b)
-	return binary.BigEndian.Uint32(sum[:4])
-}
-
-// pager turns a cursor argument into a page request and a result into the
-// next cursor, for every paged search of the tools.
-type pager struct {
-	req    imap.PageRequest
-	digest uint32
-}
-
-// newPager checks the cursor: it must come from the same search (folder
-// and criteria) and carries the UIDVALIDITY it was issued under.
-func newPager(cursorArg, folder string, crit imap.SearchCriteria, limit int) (pager, error) {
-	p := pager{req: imap.PageRequest{Limit: limit}, digest: searchDigest(folder, crit)}
-	if cursorArg == "" {
-		return p, nil
-	}
-	c, err := decodeCursor(cursorArg)
-	if err != nil {
-		return p, err
-	}
-	if c.Search != p.digest {
+// newPager is imap.NewPager, its *imap.CursorError told to the model.
+func newPager(cursorArg, folder string, crit imap.SearchCriteria, limit int) (imap.Pager, error) {
+	p, err := imap.NewPager(cursorArg, folder, crit, limit)
+	var ce *imap.CursorError
+	switch {
+	case errors.As(err, &ce) && ce.Foreign:
 		return p, invalidArg("cursor belongs to another search: repeat the same folder and filters, or drop the cursor")
+	case err != nil:
+		return p, invalidArg("cursor is not a next_cursor that search_emails returned")
 	}
-	p.req.BeforeUID, p.req.UIDValidity = c.BeforeUID, c.Validity
 	return p, nil
-}
-
-// next is the cursor of the page after res, or nil on the last page.
-func (p pager) next(res *imap.SearchResult) *string {
-	if res.NextBeforeUID == 0 {
-		return nil
-	}
-	s := cursor{Validity: res.UIDValidity, BeforeUID: res.NextBeforeUID, Search: p.digest}.encode()
-	return &s
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 	"strconv"
 
 	"github.com/mark3labs/mcp-go/mcp"
@@ -79,8 +78,6 @@ func markEmail(ctx context.Context, mail Mailbox, args markArgs) (*MarkResult, e
 	return out, nil
 }
 
-// checkRefs refuses ids issued under another UIDVALIDITY; it costs a round
-// trip only when an id (not a bare uid) was given.
 // uidParam and uidsParam are the message arguments of the tools that take
 // one message or several (mark_email, delete_email).
 func uidParam() mcp.ToolOption {
@@ -107,39 +104,18 @@ func messageRefs(uid *UID, uids []UID) ([]UID, error) {
 	return refs, nil
 }
 
-// refUIDs checks refs against folder's UIDVALIDITY (checkRefs) and returns
-// their UIDs once each, in the order given.
-func refUIDs(ctx context.Context, mail interface {
-	UIDValidity(ctx context.Context, folder string) (uint32, error)
-}, folder string, refs []UID) ([]uint32, error) {
-	if err := checkRefs(ctx, mail, folder, refs); err != nil {
-		return nil, err
+// refUIDs checks refs against folder's UIDVALIDITY and returns their UIDs
+// once each, in the order given (imap.RefUIDs).
+func refUIDs(ctx context.Context, mail imap.ValidityReader, folder string, refs []UID) ([]uint32, error) {
+	in := make([]imap.Ref, len(refs))
+	for i, r := range refs {
+		in[i] = imap.Ref{UID: r.UID, Validity: r.Validity}
 	}
-	uids := make([]uint32, 0, len(refs))
-	for _, r := range refs {
-		if !slices.Contains(uids, r.UID) {
-			uids = append(uids, r.UID)
-		}
+	uids, err := imap.RefUIDs(ctx, mail, folder, in)
+	if err != nil {
+		return nil, folderError(err, folder)
 	}
 	return uids, nil
-}
-
-func checkRefs(ctx context.Context, mail interface {
-	UIDValidity(ctx context.Context, folder string) (uint32, error)
-}, folder string, refs []UID) error {
-	if !slices.ContainsFunc(refs, func(r UID) bool { return r.Validity != 0 }) {
-		return nil
-	}
-	current, err := mail.UIDValidity(ctx, folder)
-	if err != nil {
-		return folderError(err, folder)
-	}
-	for _, r := range refs {
-		if err := checkValidity(r, current, folder); err != nil {
-			return err
-		}
-	}
-	return nil
 }
 
 // missingUIDs names the missing uids in MESSAGE_NOT_FOUND.

@@ -63,7 +63,7 @@ func moveEmail(ctx context.Context, mail Mailbox, args moveArgs) (*MoveResult, e
 	if err := checkRecordFolder(from); err != nil {
 		return nil, err
 	}
-	if err := checkRefs(ctx, mail, from, []UID{*args.UID}); err != nil {
+	if _, err := refUIDs(ctx, mail, from, []UID{*args.UID}); err != nil {
 		return nil, err
 	}
 	newUID, err := mail.Move(ctx, from, args.UID.UID, to)

@@ -154,83 +154,43 @@ func messageError(err error, folder string, uid uint32) error {
 	return folderError(err, folder)
 }
 
-// messageBodies decodes the main bodies of msg, fetching its text parts
-// when msg did not come whole (imap.Client.Bodies); incomplete reports that
-// one was longer than maxTextPart (it was cut, never silently).
-func messageBodies(ctx context.Context, mail Mailbox, folder string, msg *imap.Message) (b message.Bodies, incomplete bool, err error) {
-	return mail.Bodies(ctx, folder, msg, maxTextPart)
-}
-
 func readResult(folder string, msg *imap.Message, hdr message.Header) *ReadResult {
 	out := &ReadResult{
 		UID: msg.UID, ID: msgID(msg.UIDValidity, msg.UID), Folder: folder,
-		MessageID: boundID(hdr.MessageID), From: firstAddress(hdr.From, messageAddr),
+		MessageID: message.BoundID(hdr.MessageID), From: message.FirstAddress(hdr.From, messageAddr),
 		Date: formatTime(hdr.Date), Flags: nonNil(msg.Flags), Attachment: []AttachmentInfo{},
 	}
-	out.Subject, out.SubjectTruncated = boundSubject(hdr.Subject, false)
-	out.To, out.ToTotal = boundAddresses(hdr.To, message.MaxAddresses, false, messageAddr)
-	out.Cc, out.CcTotal = boundAddresses(hdr.Cc, message.MaxAddresses, false, messageAddr)
-	out.ReplyTo, out.ReplyToTotal = boundAddresses(hdr.ReplyTo, message.MaxAddresses, false, messageAddr)
+	out.Subject, out.SubjectTruncated = message.BoundSubject(hdr.Subject, false)
+	out.To, out.ToTotal = message.BoundAddresses(hdr.To, message.MaxAddresses, false, messageAddr)
+	out.Cc, out.CcTotal = message.BoundAddresses(hdr.Cc, message.MaxAddresses, false, messageAddr)
+	out.ReplyTo, out.ReplyToTotal = message.BoundAddresses(hdr.ReplyTo, message.MaxAddresses, false, messageAddr)
 	refs, n := message.BoundIDs(hdr.References, message.MaxReferences)
 	out.References = nonNil(refs)
 	if n > 0 {
 		out.ReferencesTotal = &n
 	}
 	if len(hdr.InReplyTo) > 0 {
-		out.InReplyTo = boundID(hdr.InReplyTo[0])
+		out.InReplyTo = message.BoundID(hdr.InReplyTo[0])
 	}
 	if out.Date == "" {
 		out.Date = formatTime(msg.InternalDate)
 	}
-	out.Hidden = hiddenInHeader(hdr, msg.Structure)
+	var names []string // a hidden character in a field the bounds clean unsaid
+	if msg.Structure != nil {
+		for _, p := range msg.Structure.Attachments() {
+			names = append(names, p.Filename)
+		}
+	}
+	out.Hidden = message.HiddenInHeader(hdr, names...)
 	return out
-}
-
-// hiddenInHeader reports a hidden character in a header field or file
-// name that read_email returns: the bounding functions clean some of them
-// without telling (wrap cleans the rest, and reports it: clean.go).
-func hiddenInHeader(hdr message.Header, root *imap.Part) bool {
-	fields := append([]string{hdr.Subject, hdr.MessageID}, hdr.InReplyTo...)
-	fields = append(fields, hdr.References...)
-	for _, l := range [][]message.Address{hdr.From, hdr.To, hdr.Cc, hdr.ReplyTo} {
-		for _, a := range l {
-			fields = append(fields, a.Name, a.Email)
-		}
-	}
-	if root != nil {
-		for _, p := range root.Attachments() {
-			fields = append(fields, p.Filename)
-		}
-	}
-	for _, f := range fields {
-		if _, removed := message.CleanLine(f); removed {
-			return true
-		}
-	}
-	return false
 }
 
 // window cuts the bodies to one window and fills the truncation fields.
 func window(out *ReadResult, b message.Bodies, format string, offset, maxChars int) {
-	text, hiddenText := message.CleanText(b.Text)
-	out.Hidden = out.Hidden || hiddenText
-	next := -1
-	if format != "html" {
-		chunk, trunc, n := message.Window(text, offset, maxChars)
-		out.BodyText = chunk
-		if trunc {
-			next = n
-		}
-	}
-	if format != "text" {
-		chunk, trunc, n := message.Window(b.HTML, offset, maxChars)
-		out.BodyHTML = &chunk
-		if trunc && (next < 0 || n < next) {
-			next = n
-		}
-	}
-	if next >= 0 {
-		out.Truncated, out.NextOffset = true, &next
+	w := message.WindowBodies(b, format != "html", format != "text", offset, maxChars)
+	out.BodyText, out.BodyHTML, out.Hidden = w.Text, w.HTML, out.Hidden || w.Hidden
+	if w.Next >= 0 {
+		out.Truncated, out.NextOffset = true, &w.Next
 	}
 }
 
@@ -241,7 +201,7 @@ func attachmentList(all []imap.Attachment) ([]AttachmentInfo, *int) {
 	kept, total := message.BoundList(all, message.MaxAttachments)
 	for i, a := range kept {
 		out = append(out, AttachmentInfo{
-			Index: i, Filename: boundName(clean(a.Filename)), ContentType: boundContentType(mediaType(a.Part)),
+			Index: i, Filename: message.BoundName(clean(a.Filename)), ContentType: message.BoundContentType(a.Part.SafeMediaType()),
 			SizeBytes: a.DecodedSize, Inline: a.IsEmbedded() || a.Disposition == "inline",
 		})
 	}

@@ -5,7 +5,6 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 
-	"github.com/email-mcp/email-mcp/imap"
 	"github.com/email-mcp/email-mcp/mcpkit"
 	"github.com/email-mcp/email-mcp/message"
 	"github.com/email-mcp/email-mcp/outbox"
@@ -75,11 +74,9 @@ func reply(ctx context.Context, mail Mailbox, o *outbox.Outbox, a replyArgs) (*R
 	if a.UID == nil || a.Body == nil {
 		return nil, invalidArg("uid and body are required")
 	}
-	orig, hdr, err := original(ctx, mail, folder, a.UID)
-	if err != nil {
-		return nil, err
-	}
-	m, err := replyMessage(ctx, mail, o, folder, orig, hdr, a)
+	m, orig, err := o.ComposeReply(ctx, mail, folder, outbox.Ref{UID: a.UID.UID, Validity: a.UID.Validity}, outbox.ReplyOptions{
+		Text: *a.Body, HTML: a.BodyHTML, All: a.ReplyAll, Quote: a.Quote == nil || *a.Quote,
+	})
 	if err != nil {
 		return nil, err
 	}
@@ -90,36 +87,17 @@ func reply(ctx context.Context, mail Mailbox, o *outbox.Outbox, a replyArgs) (*R
 	if err != nil {
 		return nil, err
 	}
-	answered := true
-	if _, err := mail.SetFlags(context.WithoutCancel(ctx), folder, []uint32{orig.UID}, imap.FlagChange{Answered: &answered}); err != nil {
-		o.Logger().Warn("reply sent but \\Answered not set", "uid", orig.UID, "err", err)
-	}
+	o.MarkAnswered(ctx, mail, folder, orig.UID)
 	return replyResult(sendResult(sent), m), nil
 }
 
 // replyResult shapes a reply sent or saved.
 func replyResult(sent SendResult, m *smtp.Message) *ReplyResult {
 	out := &ReplyResult{SendResult: sent}
-	out.To, out.ToTotal = boundAddresses(m.To, message.MaxAddresses, false, smtpAddr)
-	out.Cc, out.CcTotal = boundAddresses(m.Cc, message.MaxAddresses, false, smtpAddr)
-	out.Subject, out.SubjectTruncated = boundSubject(m.Subject, false)
+	out.To, out.ToTotal = message.BoundAddresses(m.To, message.MaxAddresses, false, smtpAddr)
+	out.Cc, out.CcTotal = message.BoundAddresses(m.Cc, message.MaxAddresses, false, smtpAddr)
+	out.Subject, out.SubjectTruncated = message.BoundSubject(m.Subject, false)
 	return out
-}
-
-// replyMessage composes the reply (outbox.Reply) and quotes the original.
-func replyMessage(ctx context.Context, mail Mailbox, o *outbox.Outbox, folder string, orig *imap.Message, hdr message.Header, a replyArgs) (*smtp.Message, error) {
-	m, err := o.Reply(hdr, *a.Body, a.BodyHTML, a.ReplyAll)
-	if err != nil {
-		return nil, err
-	}
-	if a.Quote == nil || *a.Quote {
-		bodies, _, err := messageBodies(ctx, mail, folder, orig)
-		if err != nil {
-			return nil, messageError(err, folder, orig.UID)
-		}
-		m.Text += "\n\n" + smtp.QuoteBody(clean(bodies.Text), smtp.Attribution(hdr.Date, outbox.Author(hdr)))
-	}
-	return m, nil
 }
 
 // replyDraft saves a composed reply as a draft (reply_email's draft=true):

@@ -106,7 +106,7 @@ func searchEmails(ctx context.Context, mail Mailbox, args searchArgs, defaultLim
 	if err != nil {
 		return nil, err
 	}
-	res, err := mail.Search(ctx, folder, crit, page.req)
+	res, err := mail.Search(ctx, folder, crit, page.Req)
 	if err != nil {
 		return nil, folderError(err, folder)
 	}
@@ -114,7 +114,7 @@ func searchEmails(ctx context.Context, mail Mailbox, args searchArgs, defaultLim
 	for _, m := range res.Messages {
 		out.Messages = append(out.Messages, summary(res.UIDValidity, m))
 	}
-	out.NextCursor = page.next(res)
+	out.NextCursor = page.Next(res)
 	out.HasMore = out.NextCursor != nil
 	return out, nil
 }
@@ -148,11 +148,11 @@ func containsControl(s string) bool {
 }
 
 func summary(validity uint32, m imap.Summary) MessageSummary {
-	subject, cut := boundSubject(m.Subject, m.SubjectCut)
-	to, toTotal := boundAddresses(m.To, message.MaxSummaryAddresses, m.ToCut, imapAddr)
+	subject, cut := message.BoundSubject(m.Subject, m.SubjectCut)
+	to, toTotal := message.BoundAddresses(m.To, message.MaxSummaryAddresses, m.ToCut, imapAddr)
 	return MessageSummary{
-		UID: m.UID, ID: msgID(validity, m.UID), MessageID: boundID(m.MessageID), Subject: subject, SubjectTruncated: cut,
-		From: firstAddress(m.From, imapAddr), To: to, ToTotal: toTotal, Date: formatTime(m.Date),
+		UID: m.UID, ID: msgID(validity, m.UID), MessageID: message.BoundID(m.MessageID), Subject: subject, SubjectTruncated: cut,
+		From: message.FirstAddress(m.From, imapAddr), To: to, ToTotal: toTotal, Date: formatTime(m.Date),
 		Unread: !m.Seen, Flagged: m.Flagged, HasAttachments: m.HasAttachments, Size: m.Size,
 	}
 }

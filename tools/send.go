@@ -56,8 +56,8 @@ type SendResult struct {
 // sendResult shapes what a submission answered.
 func sendResult(s *outbox.Sent) SendResult {
 	out := SendResult{Success: true, MessageID: s.MessageID, SentCopy: s.SentCopy}
-	out.Accepted, out.AcceptedTotal = boundAddresses(s.Accepted, message.MaxAddresses, false, func(a string) (string, string) { return "", a })
-	out.Rejected, out.RejectedTotal = boundAddresses(s.Rejected, message.MaxAddresses, false, func(r smtp.Rejection) (string, string) { return "", r.Address })
+	out.Accepted, out.AcceptedTotal = message.BoundAddresses(s.Accepted, message.MaxAddresses, false, func(a string) (string, string) { return "", a })
+	out.Rejected, out.RejectedTotal = message.BoundAddresses(s.Rejected, message.MaxAddresses, false, func(r smtp.Rejection) (string, string) { return "", r.Address })
 	return out
 }
 
@@ -92,5 +92,5 @@ func checkRecordFolder(folder string) error {
 	return nil
 }
 
-// smtpAddr is an smtp.Address for boundAddresses.
+// smtpAddr is an smtp.Address for message.BoundAddresses.
 func smtpAddr(a smtp.Address) (string, string) { return a.Name, a.Email }

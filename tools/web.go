@@ -54,17 +54,13 @@ func (s *Server) Attachment(ctx context.Context, folder, uid string, index int, 
 	if err != nil {
 		return Classify(err)
 	}
-	part, msg, err := findAttachment(ctx, s.deps.Mail, folder, ref, index)
+	part, msg, err := imap.FindAttachment(ctx, s.deps.Mail, folder, ref.UID, ref.Validity, index)
 	if err != nil {
-		return Classify(err)
+		return Classify(downloadError(err, folder, ref.UID))
 	}
-	name, _ := message.CleanLine(defaultName(part, index))
-	head(boundName(name), boundContentType(mediaType(part)))
-	err = decodeStream(w, part.Encoding, func(w io.Writer) error {
-		_, err := s.deps.Mail.StreamPart(ctx, folder, msg.UID, part.Path, w)
-		return err
-	})
-	if err != nil {
+	name, _ := message.CleanLine(part.DefaultName(index))
+	head(message.BoundName(name), message.BoundContentType(part.SafeMediaType()))
+	if err := imap.StreamAttachment(ctx, s.deps.Mail, folder, msg.UID, part, w); err != nil {
 		return Classify(downloadError(err, folder, msg.UID))
 	}
 	return nil

@@ -200,13 +200,9 @@ func readmeToolNames(raw []byte) ([]string, error) {
 func jsObjectKeys(name string) func([]byte) ([]string, error) {
 	key := regexp.MustCompile(`^\s+([a-z_]+):`)
 	return func(raw []byte) ([]string, error) {
-		_, body, ok := strings.Cut(string(raw), "\nconst "+name+" = {\n")
-		if !ok {
-			return nil, fmt.Errorf("no const %s = {", name)
-		}
-		body, _, ok = strings.Cut(body, "\n};")
-		if !ok {
-			return nil, fmt.Errorf("const %s is not closed by };", name)
+		body, err := jsConstBody(raw, name)
+		if err != nil {
+			return nil, err
 		}
 		var names []string
 		for line := range strings.Lines(body) {
@@ -216,6 +212,19 @@ func jsObjectKeys(name string) func([]byte) ([]string, error) {
 		}
 		return names, nil
 	}
+}
+
+// jsConstBody is the text between "const NAME = {" and "};".
+func jsConstBody(raw []byte, name string) (string, error) {
+	_, body, ok := strings.Cut(string(raw), "\nconst "+name+" = {\n")
+	if !ok {
+		return "", fmt.Errorf("no const %s = {", name)
+	}
+	body, _, ok = strings.Cut(body, "\n};")
+	if !ok {
+		return "", fmt.Errorf("const %s is not closed by };", name)
+	}
+	return body, nil
 }
 
 // goStringSlice reads the string literals of "var NAME = []string{…}" in

@@ -1,0 +1,46 @@
+package imap
+
+import (
+	"context"
+	"fmt"
+	"slices"
+)
+
+// Ref names a message of a folder: its UID and, for an id
+// (msg_<uidvalidity>_<uid>), the UIDVALIDITY it was issued under; 0 for a
+// plain UID, which is not checked.
+type Ref struct {
+	UID, Validity uint32
+}
+
+// ValidityReader is what RefUIDs needs of a mailbox (Client has it).
+type ValidityReader interface {
+	UIDValidity(ctx context.Context, folder string) (uint32, error)
+}
+
+var _ ValidityReader = (*Client)(nil)
+
+// RefUIDs checks refs against folder's UIDVALIDITY, which costs a round
+// trip only when one of them carries a validity, and returns their UIDs
+// once each, in the order given. A ref of another UIDVALIDITY is
+// ErrUIDValidityChanged.
+func RefUIDs(ctx context.Context, r ValidityReader, folder string, refs []Ref) ([]uint32, error) {
+	if slices.ContainsFunc(refs, func(r Ref) bool { return r.Validity != 0 }) {
+		current, err := r.UIDValidity(ctx, folder)
+		if err != nil {
+			return nil, err
+		}
+		for _, ref := range refs {
+			if ref.Validity != 0 && ref.Validity != current {
+				return nil, fmt.Errorf("message %d of %q: %w", ref.UID, folder, ErrUIDValidityChanged)
+			}
+		}
+	}
+	uids := make([]uint32, 0, len(refs))
+	for _, ref := range refs {
+		if !slices.Contains(uids, ref.UID) {
+			uids = append(uids, ref.UID)
+		}
+	}
+	return uids, nil
+}
