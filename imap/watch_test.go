@@ -357,7 +357,7 @@ func TestWatcherActivePoll(t *testing.T) {
 		return slices.Contains(ts.commands(), "IDLE")
 	})
 	// A new subscriber ends that IDLE at once (no news needed) and polls.
-	sub = subscribe(t, c, "INBOX", 1)
+	subscribe(t, c, "INBOX", 1) // closed by its cleanup
 	eventually(t, "DONE and NOOP checks for the new subscriber", func() bool {
 		return slices.Contains(ts.commands(), "NOOP")
 	})
