@@ -46,7 +46,8 @@ var otpKeywords = []kwGroup{
 	{class: kwCode, weight: 1, words: "verification code|verify code|security code|login code|log-in code|log in code|sign-in code|" +
 		"sign in code|signin code|confirmation code|access code|authentication code|auth code|one-time|one time|" +
 		"otp|passcode|pin|pin code|2fa|mfa|two-factor|two factor|2-step|two-step|temporary code|" +
-		"temporary password|single-use code|your code|this code|the code"},
+		"temporary password|single-use code|your code|this code|the code|sign in token|sign-in token|" +
+		"login token|log-in token|the following token|this token|your token"},
 	{class: kwCode, weight: 0.9, words: "~code|codes|código|codigo|códigos|codice|kode|kod|код|verification|verificación|verificação|" +
 		"vérification|verifica|verificatie|~bestätigungscode|~sicherheitscode|~verifizierungscode|~anmeldecode|" +
 		"~zugangscode|~einmalcode|~prüfcode|einmalpasswort|einmal-passwort|einmalkennwort|tan|clave|" +

@@ -46,12 +46,14 @@ var linkKeywords = []kwGroup{
 		"reactivate your account|verlängern|renouveler|renovar|rinnova"},
 	{class: lkAction, weight: 1, kind: KindOther, words: "unlock|unlock account|unlock my account|" +
 		"unlock your account|entsperren|konto entsperren|débloquer|desbloquear|sblocca"},
-	{class: lkAction, weight: 0.7, kind: KindOther, words: "accept invitation|accept invite|accept the invitation|" +
+	{class: lkAction, weight: 0.7, kind: KindOther, words: "redeem|redeemed|accept invitation|accept invite|accept the invitation|" +
 		"join|aceptar invitación|einladung annehmen|accepter l'invitation|aceitar convite|accetta invito"},
 	{class: lkAction, weight: 0.3, kind: KindOther, words: "continue|click here|continuar|weiter|continuer|" +
 		"get started|open|haga clic aquí|hier klicken|cliquez ici|clique aqui|clicca qui"},
 	{class: lkAgainst, weight: 1, words: "log out|logout|sign out|signout|this wasn't me|wasn't you|not you|" +
 		"secure your account|report|deny|block|cancel"},
+	{class: lkExclude, weight: 1, words: "enter code|enter the code|enter your code|enter verification code|" +
+		"enter the verification code|enter your verification code|code eingeben|saisir le code|introducir el código"},
 	{class: lkExclude, weight: 1, words: "turn notifications off|turn off notifications|notifications off|" +
 		"disable notifications|stop notifications|stop receiving|mute|unwatch|unfollow|" +
 		"benachrichtigungen deaktivieren|benachrichtigungen abschalten|désactiver les notifications|" +
@@ -86,7 +88,8 @@ var urlWords = map[string]string{
 	"reset": KindReset, "password": KindReset, "passwordreset": KindReset, "forgot": KindReset,
 	"recover": KindReset, "recovery": KindReset, "unlock": KindOther,
 	"signup": KindVerify, "register": KindVerify, "registration": KindVerify,
-	"invite": KindOther, "invitation": KindOther, "join": KindOther,
+	"invite": KindOther, "invitation": KindOther, "join": KindOther, "invites": KindOther,
+	"invitations": KindOther, "invitee": KindOther,
 	"setup": KindVerify, "renew": KindConfirm, "renewal": KindConfirm, "reactivate": KindVerify,
 }
 
@@ -108,7 +111,7 @@ var excludedURLWords = []string{
 // excludedSegments are whole path segments of such links.
 var excludedSegments = map[string]bool{
 	"terms": true, "tos": true, "legal": true, "help": true, "support": true, "faq": true,
-	"contact": true, "imprint": true, "agb": true,
+	"contact": true, "imprint": true, "agb": true, "moderation": true,
 }
 
 // excludedHosts are social networks, app stores and maps: never the answer.

@@ -52,6 +52,13 @@ func TestBestLink(t *testing.T) {
 		// Odoo: a settings action, and a sign-in form filled with the address.
 		{"settings action of lowercase words", htmlMsg(`<a href="https://a.test/odoo/action-auth_totp_mail.action_activate_two_factor_authentication">Activate my two-factor authentication</a>`), "", ""},
 		{"address names no request", htmlMsg(`<p>Your account was created.</p><a href="https://a.test/web/login?auth_login=alice%40a.test">Go to My Account</a>`), "", ""},
+		// Lobsters' and Firefly III's invitations.
+		{"invitations route", extract.Message{Text: "To accept this invitation and create an account, visit the URL below:\n\nhttps://a.test/invitations/Tb8Kq2WxZr5Nm1L\n"}, "https://a.test/invitations/Tb8Kq2WxZr5Nm1L", extract.KindOther},
+		{"invitee route", htmlMsg(`The invitation is valid for 48 hours and can be redeemed by surfing to <a href="https://a.test/invitee/Vb7nQ2xK9mR4tW8pL3cZ6sD1fJ0g">Acme</a>. Enjoy!`), "https://a.test/invitee/Vb7nQ2xK9mR4tW8pL3cZ6sD1fJ0g", extract.KindOther},
+		// Firezone: the button leads to the form where the code is typed.
+		{"form for the code", htmlMsg(`<p>Your code is 482913.</p><a href="https://a.test/sign_in/verify_identity?pending_identity_id=2e7b9c41-6a3f">Enter Verification Code →</a>`), "", ""},
+		// GoToSocial tells its moderators of a sign-up.
+		{"moderation page", extract.Message{Text: "To view the sign-up, paste the following link into your browser: https://a.test/settings/moderation/accounts/01JQ8M4ZK7XW2R5N9TBV3CE6HD\n"}, "", ""},
 		{"list page", htmlMsg(`Please click the link below to view their application.<br><a href="https://a.test/registration_applications">View Applications</a>`), "", ""},
 		{"navigation query names no request", htmlMsg(`<a href="https://a.test/verify?lang=de&amp;utm_source=mail">Verify</a>`), "", ""},
 		{"short query value names a request", htmlMsg(`<a href="https://a.test/confirm?t=abcd">Confirm</a>`), "https://a.test/confirm?t=abcd", extract.KindConfirm},

@@ -36,6 +36,7 @@ type candidate struct {
 	letters  bool // letters only, in dashed groups
 	lower    bool // lowercase letters only, in three or more dashed groups
 	cased    bool // one token of letters and digits in lowercase or both cases
+	long     bool // one token of 16–40 letters and digits, a code only where a code keyword binds it
 }
 
 // tokens splits a view into tokens and keeps those that can be part of a
@@ -149,6 +150,10 @@ func candidateOf(chain []token, dashed bool) (candidate, bool) {
 	if chain[0].lowerGroup() {
 		return lowerCandidate(c, chain, dashed)
 	}
+	if len(chain) == 1 && longToken(chain[0]) {
+		c.numeric, c.long, c.size = false, true, chain[0].size()
+		return c, true
+	}
 	letters, digits := 0, 0
 	for _, t := range chain {
 		if t.size() != chain[0].size() || !t.codeable() {
@@ -197,11 +202,18 @@ func mixedCase(t token) bool {
 		t.size() >= 6 && t.size() <= 12
 }
 
-// lowerAlnum reports a token like "x7k2p9": 6–10 ASCII lowercase letters
-// and digits, at least two of each.
+// lowerAlnum reports a token like "x7k2p9" or Firezone's "k7mdtq": 6–10
+// ASCII lowercase letters and digits, at least two letters and a digit.
 func lowerAlnum(t token) bool {
-	return t.upper == 0 && t.other == t.lower && t.lower >= 2 && t.digits >= 2 && t.digits == t.ascii &&
+	return t.upper == 0 && t.other == t.lower && t.lower >= 2 && t.digits >= 1 && t.digits == t.ascii &&
 		t.size() >= 6 && t.size() <= 10
+}
+
+// longToken reports a token like Joomla's "9f3b7c1e5a2d48f6b0c4e8a1d7f5b3c9":
+// 16–40 ASCII letters and digits, at least four of each.
+func longToken(t token) bool {
+	return t.other == t.lower && t.digits == t.ascii && t.digits >= 4 && t.upper+t.lower >= 4 &&
+		t.size() >= 16 && t.size() <= 40
 }
 
 // codeOf returns the code as the user types it: separators removed and

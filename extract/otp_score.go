@@ -36,6 +36,9 @@ const (
 // scoreOf returns a candidate's score, or false when its context rejects it
 // (a year next to "©" or a month name).
 func (v *textView) scoreOf(c candidate, code string, subject float64) (float64, bool) {
+	if c.long && !v.bound(c) {
+		return 0, false
+	}
 	prom := v.prominence(c)
 	window := windowBefore
 	if prom > 0 {
@@ -61,6 +64,9 @@ func (v *textView) scoreOf(c candidate, code string, subject float64) (float64, 
 // shapeScore rates how code-like a candidate looks on its own: six digits
 // most, groups of digits a little more, years and letter-prefixed ids less.
 func shapeScore(c candidate, code string) float64 {
+	if c.long {
+		return 0 // bound by its keyword ("The verification code is 9f3b…"): see bound
+	}
 	if c.lower {
 		return -1.2 // "ejzh-lquo-kthn" is a code, "one-two-six" is not: a keyword close by decides
 	}
@@ -197,6 +203,25 @@ func blankBefore(r []rune, i int) bool {
 		}
 	}
 	return true
+}
+
+// bound reports a strong code keyword ending at most windowBind runes
+// before the candidate, with no number between: what a long token needs
+// to be taken for a code.
+func (v *textView) bound(c candidate) bool {
+	for i := v.firstHitFrom(c.s) - 1; i >= 0; i-- {
+		h := v.hits[i]
+		if h.end > c.s {
+			continue
+		}
+		if v.distance(h.end, c.s, windowBind+1) > windowBind {
+			return false
+		}
+		if h.kw.class == kwCode && h.kw.weight == 1 && !v.numberBetween(h.end, c.s) {
+			return true
+		}
+	}
+	return false
 }
 
 // keywordSum adds up the keywords on one side of a candidate, nearest

@@ -41,6 +41,10 @@ func TestBestOTP(t *testing.T) {
 		// Bluesky's reset code: the paragraph after the code speaks of it.
 		{"labelled by the paragraph after", extract.Message{Subject: "Password Reset Requested", Text: "We received a request to reset the password for the account @alice.bsky.social.\n\nN3WJA-5TRKE\n\nTo choose a new password, please enter the code above in the app along with your\nnew password.\n"}, "N3WJA5TRKE", "N3WJA-5TRKE"},
 		{"meeting passcode", extract.Message{Text: "Join the call. Meeting passcode: 482913"}, "", ""},
+		// Firezone's sign-in token, Joomla's reset code.
+		{"sign-in token", extract.Message{Subject: "Firezone sign in token", Text: "Copy and paste the following token into the Sign In form\n\nk7mdtq\n\nor click on the link."}, "k7mdtq", "k7mdtq"},
+		{"long token bound by its keyword", extract.Message{Text: "To reset your password, submit this verification code.\n\nThe verification code is 9f3b7c1e5a2d48f6b0c4e8a1d7f5b3c9\n"}, "9f3b7c1e5a2d48f6b0c4e8a1d7f5b3c9", "9f3b7c1e5a2d48f6b0c4e8a1d7f5b3c9"},
+		{"long token without its keyword", extract.Message{Text: "Your code review: commit 9f3b7c1e5a2d48f6b0c4e8a1d7f5b3c9 was merged."}, "", ""},
 		{"three letter groups of four", extract.Message{Text: "Your recovery code:\n\nQHTR-MWZK-XPLA\n"}, "QHTRMWZKXPLA", "QHTR-MWZK-XPLA"},
 		{"url digits", extract.Message{Text: "Your code: https://x.test/c/482913"}, "", ""},
 		{"email digits", extract.Message{Text: "Your code was sent to user482913@example.test"}, "", ""},
