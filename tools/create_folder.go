@@ -34,7 +34,7 @@ func createFolderSpec(mail MailAdmin) *mcpkit.Spec {
 			mcp.WithString("parent", mcp.MaxLength(maxFolderArg), mcp.Description("existing folder to create it in, as list_folders names it")),
 		},
 		Output: mcp.WithOutputSchema[FolderResult](),
-		Handle: bound(func(ctx context.Context, args createFolderArgs) (any, error) { return createFolder(ctx, mail, args) }),
+		Handle: mcpkit.Bound(func(ctx context.Context, args createFolderArgs) (any, error) { return createFolder(ctx, mail, args) }),
 	}
 }
 

@@ -55,7 +55,7 @@ func deleteEmailSpec(mail MailAdmin) *mcpkit.Spec {
 			mcp.WithBoolean("dry_run", mcp.DefaultBool(false), mcp.Description("change nothing: list what would be deleted")),
 		},
 		Output: mcp.WithOutputSchema[DeleteResult](),
-		Handle: bound(func(ctx context.Context, args deleteArgs) (any, error) { return deleteEmail(ctx, mail, args) }),
+		Handle: mcpkit.Bound(func(ctx context.Context, args deleteArgs) (any, error) { return deleteEmail(ctx, mail, args) }),
 	}
 }
 

@@ -28,7 +28,7 @@ func deleteFolderSpec(mail MailAdmin) *mcpkit.Spec {
 			mcp.WithBoolean("force", mcp.DefaultBool(false), mcp.Description("also delete a folder that holds messages (they are erased)")),
 		},
 		Output: mcp.WithOutputSchema[FolderResult](),
-		Handle: bound(func(ctx context.Context, args deleteFolderArgs) (any, error) { return deleteFolder(ctx, mail, args) }),
+		Handle: mcpkit.Bound(func(ctx context.Context, args deleteFolderArgs) (any, error) { return deleteFolder(ctx, mail, args) }),
 	}
 }
 

@@ -46,7 +46,7 @@ func downloadAttachmentSpec(mail Mailbox, files *attachments.Workspace) *mcpkit.
 			mcp.WithString("filename_override", mcp.Description("save under this name instead (sanitized)")),
 		},
 		Output: mcp.WithOutputSchema[DownloadResult](),
-		Handle: bound(func(ctx context.Context, args downloadArgs) (any, error) {
+		Handle: mcpkit.Bound(func(ctx context.Context, args downloadArgs) (any, error) {
 			return downloadAttachment(ctx, mail, files, args)
 		}),
 	}

@@ -66,7 +66,7 @@ func forwardEmailSpec(mail Mailbox, o *outbox.Outbox) *mcpkit.Spec {
 			idempotencyParam(),
 		},
 		Output: mcp.WithOutputSchema[ForwardResult](),
-		Handle: bound(func(ctx context.Context, args forwardArgs) (any, error) {
+		Handle: mcpkit.Bound(func(ctx context.Context, args forwardArgs) (any, error) {
 			return o.Once(ctx, "forward_email", args.IdempotencyKey, func(ctx context.Context) (any, error) {
 				return forward(ctx, mail, o, args)
 			})

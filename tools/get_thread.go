@@ -71,7 +71,7 @@ func getThreadSpec(mail Mailbox) *mcpkit.Spec {
 			mcp.WithInteger("limit", mcp.DefaultNumber(defaultThreadLimit), mcp.Min(1), mcp.Max(maxThreadLimit), mcp.Description("most messages returned (the newest)")),
 		},
 		Output: mcp.WithOutputSchema[ThreadResult](),
-		Handle: bound(func(ctx context.Context, args threadArgs) (any, error) { return getThread(ctx, mail, args) }),
+		Handle: mcpkit.Bound(func(ctx context.Context, args threadArgs) (any, error) { return getThread(ctx, mail, args) }),
 	}
 }
 

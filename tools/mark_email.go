@@ -47,7 +47,7 @@ func markEmailSpec(mail Mailbox) *mcpkit.Spec {
 			mcp.WithBoolean("answered", mcp.Description("true: mark answered; false: not answered")),
 		},
 		Output: mcp.WithOutputSchema[MarkResult](),
-		Handle: bound(func(ctx context.Context, args markArgs) (any, error) { return markEmail(ctx, mail, args) }),
+		Handle: mcpkit.Bound(func(ctx context.Context, args markArgs) (any, error) { return markEmail(ctx, mail, args) }),
 	}
 }
 

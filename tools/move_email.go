@@ -38,7 +38,7 @@ func moveEmailSpec(mail Mailbox) *mcpkit.Spec {
 			mcp.WithString("to_folder", mcp.Required(), mcp.Description("target folder")),
 		},
 		Output: mcp.WithOutputSchema[MoveResult](),
-		Handle: bound(func(ctx context.Context, args moveArgs) (any, error) { return moveEmail(ctx, mail, args) }),
+		Handle: mcpkit.Bound(func(ctx context.Context, args moveArgs) (any, error) { return moveEmail(ctx, mail, args) }),
 	}
 }
 

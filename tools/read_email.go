@@ -95,7 +95,7 @@ func readEmailSpec(mail Mailbox, readOnly bool) *mcpkit.Spec {
 			mcp.WithBoolean("mark_read", mcp.DefaultBool(false), mcp.Description("also mark the message as read")),
 		},
 		Output: mcp.WithOutputSchema[ReadResult](),
-		Handle: bound(func(ctx context.Context, args readArgs) (any, error) {
+		Handle: mcpkit.Bound(func(ctx context.Context, args readArgs) (any, error) {
 			if readOnly && args.MarkRead {
 				return nil, errorf(CodeReadOnly, "mark_read is not available: the server is in read-only mode")
 			}

@@ -34,7 +34,7 @@ func renameFolderSpec(mail MailAdmin) *mcpkit.Spec {
 			mcp.WithString("to", mcp.Required(), mcp.MaxLength(maxFolderArg), mcp.Description("its new full name (a name that does not exist yet)")),
 		},
 		Output: mcp.WithOutputSchema[RenameFolderResult](),
-		Handle: bound(func(ctx context.Context, args renameFolderArgs) (any, error) { return renameFolder(ctx, mail, args) }),
+		Handle: mcpkit.Bound(func(ctx context.Context, args renameFolderArgs) (any, error) { return renameFolder(ctx, mail, args) }),
 	}
 }
 

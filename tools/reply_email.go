@@ -58,7 +58,7 @@ func replyEmailSpec(mail Mailbox, o *outbox.Outbox) *mcpkit.Spec {
 			idempotencyParam(),
 		},
 		Output: mcp.WithOutputSchema[ReplyResult](),
-		Handle: bound(func(ctx context.Context, args replyArgs) (any, error) {
+		Handle: mcpkit.Bound(func(ctx context.Context, args replyArgs) (any, error) {
 			return o.Once(ctx, "reply_email", args.IdempotencyKey, func(ctx context.Context) (any, error) {
 				return reply(ctx, mail, o, args)
 			})

@@ -80,7 +80,7 @@ func searchEmailsSpec(mail Mailbox, defaultLimit int) *mcpkit.Spec {
 			mcp.WithString("cursor", mcp.Description("next_cursor of the previous page")),
 		},
 		Output: mcp.WithOutputSchema[SearchResult](),
-		Handle: bound(func(ctx context.Context, args searchArgs) (any, error) {
+		Handle: mcpkit.Bound(func(ctx context.Context, args searchArgs) (any, error) {
 			return searchEmails(ctx, mail, args, defaultLimit)
 		}),
 	}
@@ -102,7 +102,7 @@ func searchEmails(ctx context.Context, mail Mailbox, args searchArgs, defaultLim
 	if limit < 1 || limit > maxSearchLimit {
 		return nil, invalidArg("limit must be from 1 to %d", maxSearchLimit)
 	}
-	page, err := newPager(args.Cursor, folder, crit, limit)
+	page, err := imap.NewPager(args.Cursor, folder, crit, limit)
 	if err != nil {
 		return nil, err
 	}
@@ -122,7 +122,8 @@ func searchEmails(ctx context.Context, mail Mailbox, args searchArgs, defaultLim
 func searchCriteria(a searchArgs) (imap.SearchCriteria, error) {
 	c := imap.SearchCriteria{From: a.From, To: a.To, Subject: a.Subject, Body: a.Body, Text: a.Text,
 		Unread: a.Unread, Flagged: a.Flagged, HasAttachments: a.HasAttachments}
-	if err := checkFilters(filter{"from", a.From}, filter{"to", a.To}, filter{"subject", a.Subject}, filter{"body", a.Body}, filter{"text", a.Text}); err != nil {
+	if err := mcpkit.CheckFilters(mcpkit.Filter{Name: "from", Value: a.From}, mcpkit.Filter{Name: "to", Value: a.To}, mcpkit.Filter{Name: "subject", Value: a.Subject},
+		mcpkit.Filter{Name: "body", Value: a.Body}, mcpkit.Filter{Name: "text", Value: a.Text}); err != nil {
 		return c, err
 	}
 	var err error
@@ -136,15 +137,6 @@ func searchCriteria(a searchArgs) (imap.SearchCriteria, error) {
 		return c, invalidArg("before must be later than since")
 	}
 	return c, nil
-}
-
-func containsControl(s string) bool {
-	for _, r := range s {
-		if r < 0x20 || r == 0x7f {
-			return true
-		}
-	}
-	return false
 }
 
 func summary(validity uint32, m imap.Summary) MessageSummary {

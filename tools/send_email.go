@@ -64,7 +64,7 @@ func sendEmailSpec(o *outbox.Outbox) *mcpkit.Spec {
 		ChangesMail: true,
 		Params:      sendParams(),
 		Output:      mcp.WithOutputSchema[SendResult](),
-		Handle: bound(func(ctx context.Context, args sendArgs) (any, error) {
+		Handle: mcpkit.Bound(func(ctx context.Context, args sendArgs) (any, error) {
 			return o.Once(ctx, "send_email", args.IdempotencyKey, func(ctx context.Context) (any, error) {
 				return send(ctx, o, args)
 			})

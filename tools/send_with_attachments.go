@@ -45,7 +45,7 @@ func sendAttachmentsSpec(o *outbox.Outbox, files *attachments.Workspace) *mcpkit
 		ChangesMail: true,
 		Params:      params,
 		Output:      mcp.WithOutputSchema[SendAttachmentsResult](),
-		Handle: bound(func(ctx context.Context, args sendAttachmentsArgs) (any, error) {
+		Handle: mcpkit.Bound(func(ctx context.Context, args sendAttachmentsArgs) (any, error) {
 			return o.Once(ctx, "send_email_with_attachments", args.IdempotencyKey, func(ctx context.Context) (any, error) {
 				return sendWithAttachments(ctx, o, files, args)
 			})
