@@ -38,7 +38,7 @@ func (s *sinceArg) UnmarshalJSON(b []byte) error {
 
 // sinceParam declares since: a string or a number.
 func sinceParam() mcp.ToolOption {
-	return mcp.WithAny("since", func(m map[string]any) { m["type"] = []string{"string", "number"} },
+	return mcp.WithAny("since", mcpkit.Types("string", "number"),
 		mcp.Description(sinceDescription))
 }
 

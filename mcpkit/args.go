@@ -404,3 +404,22 @@ func CheckFilters(filters ...Filter) error {
 
 // isControl reports an ASCII control character (C0 or DEL).
 func isControl(r rune) bool { return r < 0x20 || r == 0x7f }
+
+// Limit is a page size argument: def when it is absent, else from 1 to
+// max (an INVALID_ARGUMENT that says so otherwise).
+func Limit(arg *int, def, max int) (int, error) {
+	n := def
+	if arg != nil {
+		n = *arg
+	}
+	if n < 1 || n > max {
+		return 0, InvalidArg("limit must be from 1 to %d", max)
+	}
+	return n, nil
+}
+
+// Types declares the JSON types an argument takes, for an argument of more
+// than one (a uid given as a number or a string).
+func Types(types ...string) mcp.PropertyOption {
+	return func(m map[string]any) { m["type"] = types }
+}

@@ -12,20 +12,8 @@ import (
 )
 
 // Argument binding is mcpkit's (BindArgs: unknown names, wrong types,
-// numeric strings, lengths); this file holds the argument types of mail.
-
-// bindArgs decodes a call's arguments into dst (mcpkit.BindArgs).
-func bindArgs(req mcp.CallToolRequest, dst any) *Error { return mcpkit.BindArgs(req, dst) }
-
-// truncate cuts s to n bytes (mcpkit.Truncate).
-func truncate(s string, n int) string { return mcpkit.Truncate(s, n) }
-
-// StringList takes an array of strings or one string of addresses
-// (mcpkit.StringList).
-type StringList = mcpkit.StringList
-
-// argError is the error of an argument type's UnmarshalJSON (mcpkit.ArgError).
-type argError = mcpkit.ArgError
+// numeric strings, lengths; StringList, ArgError, Bound, Limit,
+// CheckFilters); this file holds the argument types of mail.
 
 // UID is a message reference argument: a positive UID given as a JSON
 // number or a numeric string (the seed accepted both), or an id
@@ -49,11 +37,14 @@ func (u *UID) UnmarshalJSON(b []byte) error {
 	}
 	f, err := strconv.ParseFloat(s, 64)
 	if err != nil || f != float64(uint32(f)) || f < 1 {
-		return &argError{Msg: fmt.Sprintf("uid must be a positive integer or a msg_<uidvalidity>_<uid> id (got %s)", truncate(string(b), 40))}
+		return &mcpkit.ArgError{Msg: fmt.Sprintf("uid must be a positive integer or a msg_<uidvalidity>_<uid> id (got %s)", mcpkit.Truncate(string(b), 40))}
 	}
 	*u = UID{UID: uint32(f)}
 	return nil
 }
+
+// uidSchema declares "integer or string" for uid arguments.
+func uidSchema() mcp.PropertyOption { return mcpkit.Types("integer", "string") }
 
 // msgID is the id of a message: valid while the folder's UIDVALIDITY is
 // (imap.Ref.ID).

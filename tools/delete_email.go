@@ -86,7 +86,7 @@ func deleteEmail(ctx context.Context, mail MailAdmin, args deleteArgs) (*DeleteR
 			return nil, folderError(err, "Trash")
 		}
 		if sameFolder(trash, folder) {
-			return nil, invalidArg("folder %q is the trash folder: deleting from it is permanent only with permanent:true", folder)
+			return nil, mcpkit.InvalidArg("folder %q is the trash folder: deleting from it is permanent only with permanent:true", folder)
 		}
 		req.Trash, out.TrashFolder, out.TrashFound = trash, trash, found
 	}

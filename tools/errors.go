@@ -11,7 +11,8 @@ import (
 	"github.com/email-mcp/email-mcp/smtp"
 )
 
-// The error envelope is mcpkit's: its names, as the handlers write them.
+// The error envelope is mcpkit's (with its constructors Errorf and
+// InvalidArg): its names, as the handlers and tests write them.
 type (
 	// Error is a tool failure with its stable code (mcpkit.Error).
 	Error = mcpkit.Error
@@ -41,14 +42,6 @@ const (
 	CodeInboxNotFound        = mcpkit.CodeInboxNotFound
 	CodeAccountNotFound      = mcpkit.CodeAccountNotFound
 )
-
-// errorf builds a tool error with a formatted, model-safe message.
-func errorf(code Code, format string, args ...any) *Error {
-	return mcpkit.Errorf(code, format, args...)
-}
-
-// invalidArg is the common INVALID_ARGUMENT error.
-func invalidArg(format string, args ...any) *Error { return mcpkit.InvalidArg(format, args...) }
 
 // sentinels maps adapter errors to codes. The first match wins, so more
 // specific errors come first.
@@ -102,9 +95,9 @@ func Classify(err error) *Error {
 // cursorError tells the model why imap.NewPager refused a cursor.
 func cursorError(ce *imap.CursorError) *Error {
 	if ce.Foreign {
-		return invalidArg("cursor belongs to another search: repeat the same folder and filters, or drop the cursor")
+		return mcpkit.InvalidArg("cursor belongs to another search: repeat the same folder and filters, or drop the cursor")
 	}
-	return invalidArg("cursor is not a next_cursor that search_emails returned")
+	return mcpkit.InvalidArg("cursor is not a next_cursor that search_emails returned")
 }
 
 // classifyCode is err's code by the sentinels and timeouts alone.

@@ -11,6 +11,7 @@ import (
 	"github.com/email-mcp/email-mcp/attachments"
 	"github.com/email-mcp/email-mcp/imap"
 	"github.com/email-mcp/email-mcp/inbox"
+	"github.com/email-mcp/email-mcp/mcpkit"
 	"github.com/email-mcp/email-mcp/smtp"
 )
 
@@ -28,7 +29,7 @@ func TestClassify(t *testing.T) {
 		err  error
 		want Code
 	}{
-		{invalidArg("bad"), CodeInvalidArgument},
+		{mcpkit.InvalidArg("bad"), CodeInvalidArgument},
 		{wrap(imap.ErrFolderNotFound), CodeFolderNotFound},
 		{wrap(imap.ErrMessageNotFound), CodeMessageNotFound},
 		{wrap(imap.ErrAuthFailed), CodeAuthFailed},
@@ -51,7 +52,7 @@ func TestClassify(t *testing.T) {
 		// A missing folder is never a timeout, even when both are in the chain.
 		{errors.Join(imap.ErrFolderNotFound, context.DeadlineExceeded), CodeFolderNotFound},
 		{errors.New("something odd"), CodeInternal},
-		{errorf(CodeWaitTimeout, "nothing arrived"), CodeWaitTimeout},
+		{mcpkit.Errorf(CodeWaitTimeout, "nothing arrived"), CodeWaitTimeout},
 	}
 	for _, tc := range cases {
 		if got := Classify(tc.err).Code; got != tc.want {

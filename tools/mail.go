@@ -37,7 +37,7 @@ func checkFolder(arg, name string) (string, error) {
 		return "INBOX", nil
 	}
 	if len(arg) > maxFolderArg || strings.ContainsAny(arg, "\x00\r\n") {
-		return "", invalidArg("%s must be a folder name as list_folders returns it", name)
+		return "", mcpkit.InvalidArg("%s must be a folder name as list_folders returns it", name)
 	}
 	return arg, nil
 }
@@ -70,10 +70,6 @@ func clean(s string) string {
 	return c
 }
 
-// formatTime renders a time as RFC 3339, or "" for the zero time
-// (mcpkit.FormatTime).
-func formatTime(t time.Time) string { return mcpkit.FormatTime(t) }
-
 // parseDateArg accepts YYYY-MM-DD or RFC 3339; "" is the zero time.
 func parseDateArg(s, name string) (time.Time, error) {
 	if s == "" {
@@ -85,5 +81,5 @@ func parseDateArg(s, name string) (time.Time, error) {
 	if t, err := time.Parse(time.RFC3339, s); err == nil {
 		return t, nil
 	}
-	return time.Time{}, invalidArg("%s must be a date as YYYY-MM-DD or RFC 3339 (got %q)", name, truncate(s, 40))
+	return time.Time{}, mcpkit.InvalidArg("%s must be a date as YYYY-MM-DD or RFC 3339 (got %q)", name, mcpkit.Truncate(s, 40))
 }

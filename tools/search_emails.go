@@ -95,12 +95,9 @@ func searchEmails(ctx context.Context, mail Mailbox, args searchArgs, defaultLim
 	if err != nil {
 		return nil, err
 	}
-	limit := defaultLimit
-	if args.Limit != nil {
-		limit = *args.Limit
-	}
-	if limit < 1 || limit > maxSearchLimit {
-		return nil, invalidArg("limit must be from 1 to %d", maxSearchLimit)
+	limit, err := mcpkit.Limit(args.Limit, defaultLimit, maxSearchLimit)
+	if err != nil {
+		return nil, err
 	}
 	page, err := imap.NewPager(args.Cursor, folder, crit, limit)
 	if err != nil {
@@ -134,7 +131,7 @@ func searchCriteria(a searchArgs) (imap.SearchCriteria, error) {
 		return c, err
 	}
 	if !c.Since.IsZero() && !c.Before.IsZero() && !c.Before.After(c.Since) {
-		return c, invalidArg("before must be later than since")
+		return c, mcpkit.InvalidArg("before must be later than since")
 	}
 	return c, nil
 }
@@ -144,7 +141,7 @@ func summary(validity uint32, m imap.Summary) MessageSummary {
 	to, toTotal := message.BoundAddresses(m.To, message.MaxSummaryAddresses, m.ToCut, imapAddr)
 	return MessageSummary{
 		UID: m.UID, ID: msgID(validity, m.UID), MessageID: message.BoundID(m.MessageID), Subject: subject, SubjectTruncated: cut,
-		From: message.FirstAddress(m.From, imapAddr), To: to, ToTotal: toTotal, Date: formatTime(m.Date),
+		From: message.FirstAddress(m.From, imapAddr), To: to, ToTotal: toTotal, Date: mcpkit.FormatTime(m.Date),
 		Unread: !m.Seen, Flagged: m.Flagged, HasAttachments: m.HasAttachments, Size: m.Size,
 	}
 }
