@@ -12,5 +12,6 @@ import (
 func FuzzBindArgs(f *testing.F) {
 	toolstest.FuzzBindArgs(f, []func() any{
 		func() any { return &listMessagesArgs{} }, func() any { return &inboxIDArgs{} }, func() any { return &waitArgs{} },
+		func() any { return &createInboxArgs{} }, func() any { return &listInboxesArgs{} },
 	})
 }

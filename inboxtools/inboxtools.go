@@ -129,20 +129,18 @@ func createInboxSpec(ib *inbox.Inboxes) *mcpkit.Spec {
 		ChangesMail: true,
 		Params:      []mcp.ToolOption{mcp.WithString("label", mcp.MaxLength(64), mcp.Description("optional words for the address, e.g. signup"))},
 		Output:      mcp.WithOutputSchema[CreateInboxResult](),
-		Handle: func(ctx context.Context, req mcp.CallToolRequest) (any, error) {
-			var args struct {
-				Label string `json:"label"`
-			}
-			if err := mcpkit.BindArgs(req, &args); err != nil {
-				return nil, err
-			}
+		Handle: mcpkit.Bound(func(ctx context.Context, args createInboxArgs) (any, error) {
 			in, err := ib.Create(ctx, args.Label)
 			if err != nil {
 				return nil, err
 			}
 			return &CreateInboxResult{InboxID: in.ID, Address: in.Address}, nil
-		},
+		}),
 	}
+}
+
+type createInboxArgs struct {
+	Label string `json:"label"`
 }
 
 // InboxInfo is one inbox of list_inboxes.
@@ -172,25 +170,21 @@ func listInboxesSpec(ib *inbox.Inboxes) *mcpkit.Spec {
 			mcp.WithString("cursor", mcp.Description("next_cursor of the previous page")),
 		},
 		Output: mcp.WithOutputSchema[ListInboxesResult](),
-		Handle: func(ctx context.Context, req mcp.CallToolRequest) (any, error) {
-			var args struct {
-				Limit  *int   `json:"limit"`
-				Cursor string `json:"cursor"`
-			}
-			if err := mcpkit.BindArgs(req, &args); err != nil {
-				return nil, err
-			}
-			return listInboxes(ctx, ib, args.Limit, args.Cursor)
-		},
+		Handle: mcpkit.Bound(func(ctx context.Context, args listInboxesArgs) (any, error) { return listInboxes(ctx, ib, args) }),
 	}
 }
 
-func listInboxes(ctx context.Context, ib *inbox.Inboxes, limit *int, cur string) (*ListInboxesResult, error) {
-	n, err := pageLimit(limit)
+type listInboxesArgs struct {
+	Limit  *int   `json:"limit"`
+	Cursor string `json:"cursor"`
+}
+
+func listInboxes(ctx context.Context, ib *inbox.Inboxes, a listInboxesArgs) (*ListInboxesResult, error) {
+	n, err := pageLimit(a.Limit)
 	if err != nil {
 		return nil, err
 	}
-	page, err := imap.NewPager(cur, inbox.MarkerFolder, imap.SearchCriteria{}, n)
+	page, err := imap.NewPager(a.Cursor, inbox.MarkerFolder, imap.SearchCriteria{}, n)
 	if err != nil {
 		return nil, err
 	}
@@ -200,15 +194,20 @@ func listInboxes(ctx context.Context, ib *inbox.Inboxes, limit *int, cur string)
 	}
 	out := &ListInboxesResult{Inboxes: make([]InboxInfo, 0, len(infos)), NextCursor: page.Next(res)}
 	for _, in := range infos {
-		info := InboxInfo{InboxID: in.ID, Address: in.Address, Messages: in.Messages}
-		if !in.Latest.IsZero() {
-			at := mcpkit.FormatTime(in.Latest)
-			info.LatestAt = &at
-		}
-		out.Inboxes = append(out.Inboxes, info)
+		out.Inboxes = append(out.Inboxes, inboxInfo(in))
 	}
 	out.HasMore = out.NextCursor != nil
 	return out, nil
+}
+
+// inboxInfo shapes one inbox of list_inboxes.
+func inboxInfo(in inbox.Info) InboxInfo {
+	info := InboxInfo{InboxID: in.ID, Address: in.Address, Messages: in.Messages}
+	if !in.Latest.IsZero() {
+		at := mcpkit.FormatTime(in.Latest)
+		info.LatestAt = &at
+	}
+	return info
 }
 
 // SendTestCodeResult is send_test_code's result.

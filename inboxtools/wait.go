@@ -104,17 +104,24 @@ func waitSpec(ib *inbox.Inboxes, name, title, desc string, want inbox.Want, outp
 			}
 			w := inbox.Wait{InboxID: a.InboxID, Want: want, Since: a.Since.Since, Timeout: a.Timeout,
 				MinConfidence: a.MinConfidence, Progress: progressOf(ctx, req)}
-			if a.SubjectContains != "" || a.Sender != "" {
-				w.Accept = func(m *inbox.Mail) bool {
-					return matches(Head(m.Validity, m.UID, m.Arrived, m.Header), a.SubjectContains, a.Sender)
-				}
-			}
+			w.Accept = accept(a.SubjectContains, a.Sender)
 			found, err := ib.Wait(ctx, w)
 			if err != nil {
 				return nil, err
 			}
 			return shape(found), nil
 		},
+	}
+}
+
+// accept is a wait's filter of its subject_contains and sender; nil (any
+// mail) when both are empty.
+func accept(subject, sender string) func(*inbox.Mail) bool {
+	if subject == "" && sender == "" {
+		return nil
+	}
+	return func(m *inbox.Mail) bool {
+		return matches(Head(m.Validity, m.UID, m.Arrived, m.Header), subject, sender)
 	}
 }
 
