@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
-	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/email-mcp/email-mcp/inbox"
 	"github.com/email-mcp/email-mcp/mcpkit"
@@ -161,21 +160,15 @@ func waitForLinkSpec(ib *inbox.Inboxes) *mcpkit.Spec {
 		})
 }
 
-// progressOf sends a wait's progress as notifications/progress when the
-// client asked for them with a progress token; nil otherwise.
+// progressOf sends a wait's progress, in seconds, as notifications/progress
+// when the client asked for them (mcpkit.ProgressOf); nil otherwise.
 func progressOf(ctx context.Context, req mcp.CallToolRequest) func(context.Context, time.Duration, time.Duration) {
-	srv := server.ServerFromContext(ctx)
-	if req.Params.Meta == nil || req.Params.Meta.ProgressToken == nil || srv == nil {
+	send := mcpkit.ProgressOf(ctx, req)
+	if send == nil {
 		return nil
 	}
-	token := req.Params.Meta.ProgressToken
 	return func(ctx context.Context, elapsed, timeout time.Duration) {
 		done, total := int(elapsed.Seconds()), int(timeout.Seconds())
-		_ = srv.SendNotificationToClient(ctx, string(mcp.MethodNotificationProgress), map[string]any{
-			"progressToken": token,
-			"progress":      done,
-			"total":         total,
-			"message":       fmt.Sprintf("waiting for email… %ds of %ds", done, total),
-		})
+		send(ctx, done, total, fmt.Sprintf("waiting for email… %ds of %ds", done, total))
 	}
 }

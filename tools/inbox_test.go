@@ -242,9 +242,12 @@ func TestWaitPushedAndProgress(t *testing.T) {
 	in := e.create(t, "push")
 	since := e.nextSince(t, in.InboxID)
 	var notes atomic.Int32
+	var first atomic.Value // the first progress notification's fields
 	e.client.OnNotification(func(n mcp.JSONRPCNotification) {
 		if n.Method == string(mcp.MethodNotificationProgress) {
-			notes.Add(1)
+			if notes.Add(1) == 1 {
+				first.Store(n.Params.AdditionalFields)
+			}
 		}
 	})
 	done := make(chan *mcp.CallToolResult, 1)
@@ -264,6 +267,10 @@ func TestWaitPushedAndProgress(t *testing.T) {
 	}
 	if notes.Load() == 0 { // the wait must be blocked before the mail comes: pushed, not found at the start
 		t.Fatal("no progress notification within 5 s: the wait is not blocked")
+	}
+	if f, _ := first.Load().(map[string]any); fmt.Sprint(f["progressToken"]) != "p1" || fmt.Sprint(f["total"]) != "20" ||
+		!strings.HasPrefix(fmt.Sprint(f["message"]), "waiting for email… ") || !strings.HasSuffix(fmt.Sprint(f["message"]), "s of 20s") {
+		t.Errorf("progress notification = %v, want token p1, total 20 and \"waiting for email… Ns of 20s\"", f)
 	}
 	e.deliver(t, in.Address, "Sign in to Shop", `Click to sign in: https://shop.example/magic?token=zz9 or unsubscribe at https://shop.example/unsubscribe`)
 	select {
