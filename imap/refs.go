@@ -44,3 +44,7 @@ func RefUIDs(ctx context.Context, r ValidityReader, folder string, refs []Ref) (
 	}
 	return uids, nil
 }
+
+// ID is the ref as an id, msg_<uidvalidity>_<uid>: what every tool returns
+// as a message's id, valid while the folder's UIDVALIDITY is.
+func (r Ref) ID() string { return fmt.Sprintf("msg_%d_%d", r.Validity, r.UID) }

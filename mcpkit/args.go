@@ -2,6 +2,7 @@ package mcpkit
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"io"
@@ -365,4 +366,60 @@ func jsonValueKind(b []byte) string {
 		return "null"
 	}
 	return "number"
+}
+
+// Bound is a handler that binds the call's arguments into an A (BindArgs)
+// and runs f with them: what nearly every tool's handler does first.
+func Bound[A any](f func(ctx context.Context, args A) (any, error)) func(context.Context, mcp.CallToolRequest) (any, error) {
+	return func(ctx context.Context, req mcp.CallToolRequest) (any, error) {
+		var args A
+		if err := BindArgs(req, &args); err != nil {
+			return nil, err
+		}
+		return f(ctx, args)
+	}
+}
+
+// MaxFilterLen bounds a text filter argument (a search term, below the
+// length every string argument has).
+const MaxFilterLen = 1000
+
+// Filter is a text filter argument: its name and value.
+type Filter struct{ Name, Value string }
+
+// CheckFilters is the one validation of every text filter of every tool,
+// in the order given: search_emails' from, to, subject, body and text,
+// list_messages' and wait_for_email's subject_contains and sender. A filter
+// is plain text of at most MaxFilterLen bytes: a control character (a NUL)
+// reached IMAP SEARCH, whose refusal came back as INTERNAL, retryable, from
+// list_messages, and made a wait wait for nothing.
+func CheckFilters(filters ...Filter) error {
+	for _, f := range filters {
+		if len(f.Value) > MaxFilterLen || strings.ContainsFunc(f.Value, isControl) {
+			return InvalidArg("%s must be plain text (no control characters) of at most %d bytes", f.Name, MaxFilterLen)
+		}
+	}
+	return nil
+}
+
+// isControl reports an ASCII control character (C0 or DEL).
+func isControl(r rune) bool { return r < 0x20 || r == 0x7f }
+
+// Limit is a page size argument: def when it is absent, else from 1 to
+// max (an INVALID_ARGUMENT that says so otherwise).
+func Limit(arg *int, def, max int) (int, error) {
+	n := def
+	if arg != nil {
+		n = *arg
+	}
+	if n < 1 || n > max {
+		return 0, InvalidArg("limit must be from 1 to %d", max)
+	}
+	return n, nil
+}
+
+// Types declares the JSON types an argument takes, for an argument of more
+// than one (a uid given as a number or a string).
+func Types(types ...string) mcp.PropertyOption {
+	return func(m map[string]any) { m["type"] = types }
 }

@@ -2,6 +2,7 @@ package mcpkit
 
 import (
 	"encoding/json"
+	"time"
 	"unicode"
 	"unicode/utf8"
 
@@ -222,4 +223,13 @@ func cleanError(e *Error) *Error {
 	c := *e
 	c.Message = m
 	return &c
+}
+
+// FormatTime renders a time of a result as RFC 3339, or "" for the zero
+// time: the one time format of every tool's results.
+func FormatTime(t time.Time) string {
+	if t.IsZero() {
+		return ""
+	}
+	return t.Format(time.RFC3339)
 }

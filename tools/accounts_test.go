@@ -15,6 +15,7 @@ import (
 
 	"github.com/email-mcp/email-mcp/devmail"
 	"github.com/email-mcp/email-mcp/imap"
+	"github.com/email-mcp/email-mcp/inboxtools"
 	"github.com/email-mcp/email-mcp/mcpkit"
 	emsmtp "github.com/email-mcp/email-mcp/smtp"
 	"github.com/email-mcp/email-mcp/tools"
@@ -246,7 +247,7 @@ func TestAccountWaitsAtOnce(t *testing.T) {
 	var jobs []job
 	for _, account := range []string{"work", "home"} {
 		for i := range per {
-			var ib tools.CreateInboxResult
+			var ib inboxtools.CreateInboxResult
 			if code := s.call(t, ctx, "create_inbox", map[string]any{"account": account, "label": fmt.Sprintf("w%d", i)}, &ib); code != "" {
 				t.Fatalf("create_inbox: %s", code)
 			}

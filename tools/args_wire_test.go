@@ -13,6 +13,7 @@ import (
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
+	"github.com/email-mcp/email-mcp/inboxtools"
 	"github.com/email-mcp/email-mcp/tools"
 	"github.com/email-mcp/email-mcp/transport"
 )
@@ -178,7 +179,7 @@ func TestWaitToolsRefuseUndeclaredFilters(t *testing.T) {
 	env := newTestEnv(t, tools.Options{})
 	s := startRawStdio(t, env.tools)
 	r := s.call(t, "create_inbox", `{"label":"raw"}`)
-	var inbox tools.CreateInboxResult
+	var inbox inboxtools.CreateInboxResult
 	if err := json.Unmarshal(r.StructuredContent, &inbox); err != nil || r.IsError {
 		t.Fatalf("create_inbox = %s %v", r.StructuredContent, err)
 	}

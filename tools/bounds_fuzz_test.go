@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/email-mcp/email-mcp/imap"
+	"github.com/email-mcp/email-mcp/inboxtools"
 	"github.com/email-mcp/email-mcp/message"
 )
 
@@ -71,7 +72,7 @@ func FuzzResultBounds(f *testing.F) {
 		raw := hostileHeader(unit, sl, tc, nl, int(refCount%200), int(idLen%1500))
 		hdr, _ := message.ParseHeader(raw)
 		s := summary(7, imap.Summary{UID: 1, Subject: hdr.Subject, MessageID: hdr.MessageID, From: toIMAP(hdr.From), To: toIMAP(hdr.To)})
-		in := inboxHead(7, 1, time.Unix(0, 0), hdr)
+		in := inboxtools.Head(7, 1, time.Unix(0, 0), hdr)
 		rd := readResult("INBOX", &imap.Message{UID: 1, UIDValidity: 7}, hdr)
 		for _, c := range []struct {
 			name string

@@ -12,6 +12,7 @@ import (
 
 	gosmtp "github.com/emersion/go-smtp"
 
+	"github.com/email-mcp/email-mcp/inboxtools"
 	"github.com/email-mcp/email-mcp/tools"
 )
 
@@ -409,7 +410,7 @@ func TestBoundsLinks(t *testing.T) {
 	raw := strings.Replace(hostileMail(in.Address, map[string]string{"Subject": hostileSubject(5000), "Extra": "Content-Transfer-Encoding: quoted-printable\r\n"}),
 		"Your code is 583920. Confirm: https://app.example.test/verify?t=abc\r\n", body.String(), 1)
 	sendRaw(t, env.sandbox.SMTPAddr(), in.Address, raw)
-	var r tools.WaitLinkResult
+	var r inboxtools.WaitLinkResult
 	e.call(t, "wait_for_link", map[string]any{"inbox_id": in.InboxID, "since": since, "timeout": 10}, &r)
 	if len(r.Links) == 0 || len(r.Links) > 20 || !r.SubjectTruncated || len([]rune(r.Subject)) > 1000 {
 		t.Fatalf("wait_for_link: %d links, subject of %d characters, subject_truncated %v; want 1..20, at most 1000, true",

@@ -34,7 +34,7 @@ func createFolderSpec(mail MailAdmin) *mcpkit.Spec {
 			mcp.WithString("parent", mcp.MaxLength(maxFolderArg), mcp.Description("existing folder to create it in, as list_folders names it")),
 		},
 		Output: mcp.WithOutputSchema[FolderResult](),
-		Handle: bound(func(ctx context.Context, args createFolderArgs) (any, error) { return createFolder(ctx, mail, args) }),
+		Handle: mcpkit.Bound(func(ctx context.Context, args createFolderArgs) (any, error) { return createFolder(ctx, mail, args) }),
 	}
 }
 
@@ -52,9 +52,9 @@ func createFolder(ctx context.Context, mail MailAdmin, args createFolderArgs) (*
 		p := findFolder(folders, args.Parent)
 		switch {
 		case p == nil:
-			return nil, errorf(CodeFolderNotFound, "parent folder %q does not exist (list_folders shows the names)", truncate(args.Parent, 200))
+			return nil, mcpkit.Errorf(CodeFolderNotFound, "parent folder %q does not exist (list_folders shows the names)", mcpkit.Truncate(args.Parent, 200))
 		case p.Delimiter == "":
-			return nil, invalidArg("this server has no folder hierarchy: create %q without parent", truncate(args.Name, 200))
+			return nil, mcpkit.InvalidArg("this server has no folder hierarchy: create %q without parent", mcpkit.Truncate(args.Name, 200))
 		}
 		delim = p.Delimiter
 		name = p.Name + delim + args.Name
@@ -66,7 +66,7 @@ func createFolder(ctx context.Context, mail MailAdmin, args createFolderArgs) (*
 		return nil, err
 	}
 	if f := findFolder(folders, name); f != nil {
-		return nil, invalidArg("folder %q exists already", f.Name)
+		return nil, mcpkit.InvalidArg("folder %q exists already", f.Name)
 	}
 	if err := mail.CreateFolder(ctx, name); err != nil {
 		return nil, folderError(err, name)

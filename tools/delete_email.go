@@ -55,7 +55,7 @@ func deleteEmailSpec(mail MailAdmin) *mcpkit.Spec {
 			mcp.WithBoolean("dry_run", mcp.DefaultBool(false), mcp.Description("change nothing: list what would be deleted")),
 		},
 		Output: mcp.WithOutputSchema[DeleteResult](),
-		Handle: bound(func(ctx context.Context, args deleteArgs) (any, error) { return deleteEmail(ctx, mail, args) }),
+		Handle: mcpkit.Bound(func(ctx context.Context, args deleteArgs) (any, error) { return deleteEmail(ctx, mail, args) }),
 	}
 }
 
@@ -86,7 +86,7 @@ func deleteEmail(ctx context.Context, mail MailAdmin, args deleteArgs) (*DeleteR
 			return nil, folderError(err, "Trash")
 		}
 		if sameFolder(trash, folder) {
-			return nil, invalidArg("folder %q is the trash folder: deleting from it is permanent only with permanent:true", folder)
+			return nil, mcpkit.InvalidArg("folder %q is the trash folder: deleting from it is permanent only with permanent:true", folder)
 		}
 		req.Trash, out.TrashFolder, out.TrashFound = trash, trash, found
 	}

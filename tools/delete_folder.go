@@ -28,13 +28,13 @@ func deleteFolderSpec(mail MailAdmin) *mcpkit.Spec {
 			mcp.WithBoolean("force", mcp.DefaultBool(false), mcp.Description("also delete a folder that holds messages (they are erased)")),
 		},
 		Output: mcp.WithOutputSchema[FolderResult](),
-		Handle: bound(func(ctx context.Context, args deleteFolderArgs) (any, error) { return deleteFolder(ctx, mail, args) }),
+		Handle: mcpkit.Bound(func(ctx context.Context, args deleteFolderArgs) (any, error) { return deleteFolder(ctx, mail, args) }),
 	}
 }
 
 func deleteFolder(ctx context.Context, mail MailAdmin, args deleteFolderArgs) (*FolderResult, error) {
 	if args.Name == "" {
-		return nil, invalidArg("name is required")
+		return nil, mcpkit.InvalidArg("name is required")
 	}
 	if err := checkNotOwn(args.Name, "name"); err != nil {
 		return nil, err
@@ -45,13 +45,13 @@ func deleteFolder(ctx context.Context, mail MailAdmin, args deleteFolderArgs) (*
 	}
 	f := findFolder(folders, args.Name)
 	if f == nil {
-		return nil, errorf(CodeFolderNotFound, "folder %q does not exist (list_folders shows the names)", truncate(args.Name, 200))
+		return nil, mcpkit.Errorf(CodeFolderNotFound, "folder %q does not exist (list_folders shows the names)", mcpkit.Truncate(args.Name, 200))
 	}
 	if err := checkRemovable(f, "name", "deleted"); err != nil {
 		return nil, err
 	}
 	if hasChildren(folders, f) {
-		return nil, invalidArg("folder %q has subfolders: delete or move them first", f.Name)
+		return nil, mcpkit.InvalidArg("folder %q has subfolders: delete or move them first", f.Name)
 	}
 	n := 0
 	if f.Selectable() {
@@ -62,7 +62,7 @@ func deleteFolder(ctx context.Context, mail MailAdmin, args deleteFolderArgs) (*
 		n = res.Total
 	}
 	if n > 0 && !args.Force {
-		return nil, invalidArg("folder %q holds %d messages: nothing was deleted; force:true deletes them with it", f.Name, n)
+		return nil, mcpkit.InvalidArg("folder %q holds %d messages: nothing was deleted; force:true deletes them with it", f.Name, n)
 	}
 	if err := mail.DeleteFolder(ctx, f.Name); err != nil {
 		return nil, folderError(err, f.Name)

@@ -46,7 +46,7 @@ func downloadAttachmentSpec(mail Mailbox, files *attachments.Workspace) *mcpkit.
 			mcp.WithString("filename_override", mcp.Description("save under this name instead (sanitized)")),
 		},
 		Output: mcp.WithOutputSchema[DownloadResult](),
-		Handle: bound(func(ctx context.Context, args downloadArgs) (any, error) {
+		Handle: mcpkit.Bound(func(ctx context.Context, args downloadArgs) (any, error) {
 			return downloadAttachment(ctx, mail, files, args)
 		}),
 	}
@@ -54,14 +54,14 @@ func downloadAttachmentSpec(mail Mailbox, files *attachments.Workspace) *mcpkit.
 
 func downloadAttachment(ctx context.Context, mail Mailbox, files *attachments.Workspace, args downloadArgs) (*DownloadResult, error) {
 	if files == nil {
-		return nil, invalidArg("attachments are disabled: set EMAIL_BASE_DIR to a folder for the attachments workspace")
+		return nil, mcpkit.InvalidArg("attachments are disabled: set EMAIL_BASE_DIR to a folder for the attachments workspace")
 	}
 	folder, err := checkFolder(args.Folder, "folder")
 	if err != nil {
 		return nil, err
 	}
 	if args.UID == nil || args.AttachmentIndex == nil {
-		return nil, invalidArg("uid and attachment_index are required")
+		return nil, mcpkit.InvalidArg("uid and attachment_index are required")
 	}
 	part, msg, err := imap.FindAttachment(ctx, mail, folder, args.UID.UID, args.UID.Validity, *args.AttachmentIndex)
 	if err != nil {
@@ -71,7 +71,7 @@ func downloadAttachment(ctx context.Context, mail Mailbox, files *attachments.Wo
 	// over the limit; otherwise the workspace's writer enforces the exact
 	// limit while it streams (an estimate refused attachments under it).
 	if least := part.MinDecodedSize(); least > files.MaxFileSize() {
-		return nil, errorf(CodeAttachmentTooLarge, "attachment %d is at least %d bytes, over the limit of %d (MAX_ATTACHMENT_SIZE_MB)", *args.AttachmentIndex, least, files.MaxFileSize())
+		return nil, mcpkit.Errorf(CodeAttachmentTooLarge, "attachment %d is at least %d bytes, over the limit of %d (MAX_ATTACHMENT_SIZE_MB)", *args.AttachmentIndex, least, files.MaxFileSize())
 	}
 	name := args.FilenameOverride
 	if name == "" {
@@ -110,9 +110,9 @@ func downloadError(err error, folder string, uid uint32) error {
 	var ie *imap.AttachmentIndexError
 	switch {
 	case errors.As(err, &ie):
-		return errorf(CodeAttachmentNotFound, "message %d has %d attachments; attachment_index %d does not exist (read_email lists them)", ie.UID, ie.Count, ie.Index)
+		return mcpkit.Errorf(CodeAttachmentNotFound, "message %d has %d attachments; attachment_index %d does not exist (read_email lists them)", ie.UID, ie.Count, ie.Index)
 	case errors.Is(err, imap.ErrPartNotFound):
-		return errorf(CodeAttachmentNotFound, "the attachment is no longer in message %d", uid)
+		return mcpkit.Errorf(CodeAttachmentNotFound, "the attachment is no longer in message %d", uid)
 	}
 	return messageError(err, folder, uid)
 }

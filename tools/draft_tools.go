@@ -49,7 +49,7 @@ func saveDraftSpec(b *outbox.Drafts) *mcpkit.Spec {
 		ChangesMail: true,
 		Params:      draftParams(),
 		Output:      mcp.WithOutputSchema[DraftResult](),
-		Handle: bound(func(ctx context.Context, args draftArgs) (any, error) {
+		Handle: mcpkit.Bound(func(ctx context.Context, args draftArgs) (any, error) {
 			d, err := args.draft()
 			if err != nil {
 				return nil, err
@@ -86,7 +86,7 @@ func updateDraftSpec(b *outbox.Drafts) *mcpkit.Spec {
 		ChangesMail: true,
 		Params:      params,
 		Output:      mcp.WithOutputSchema[DraftResult](),
-		Handle: bound(func(ctx context.Context, args updateDraftArgs) (any, error) {
+		Handle: mcpkit.Bound(func(ctx context.Context, args updateDraftArgs) (any, error) {
 			d, err := args.draft()
 			if err != nil {
 				return nil, err
@@ -122,7 +122,7 @@ func sendDraftSpec(b *outbox.Drafts, o *outbox.Outbox) *mcpkit.Spec {
 			idempotencyParam(),
 		},
 		Output: mcp.WithOutputSchema[SendDraftResult](),
-		Handle: bound(func(ctx context.Context, args draftIDArgs) (any, error) {
+		Handle: mcpkit.Bound(func(ctx context.Context, args draftIDArgs) (any, error) {
 			return o.Once(ctx, "send_draft", args.IdempotencyKey, func(ctx context.Context) (any, error) {
 				sent, err := b.Send(ctx, ref(args.DraftID))
 				if err != nil {
@@ -150,7 +150,7 @@ func deleteDraftSpec(b *outbox.Drafts) *mcpkit.Spec {
 			mcp.WithAny("draft_id", mcp.Required(), uidSchema(), mcp.Description("draft_id, or a uid in the Drafts folder")),
 		},
 		Output: mcp.WithOutputSchema[DeleteDraftResult](),
-		Handle: bound(func(ctx context.Context, args deleteDraftArgs) (any, error) {
+		Handle: mcpkit.Bound(func(ctx context.Context, args deleteDraftArgs) (any, error) {
 			id, err := b.Delete(ctx, ref(args.DraftID))
 			if err != nil {
 				return nil, err

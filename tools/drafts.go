@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/email-mcp/email-mcp/attachments"
+	"github.com/email-mcp/email-mcp/mcpkit"
 	"github.com/email-mcp/email-mcp/outbox"
 	"github.com/email-mcp/email-mcp/smtp"
 )
@@ -24,7 +25,7 @@ func newDraftBox(mail Mailbox, o *outbox.Outbox, files *attachments.Workspace) *
 func saveDraft(ctx context.Context, mail Mailbox, o *outbox.Outbox, m *smtp.Message) (*outbox.Saved, error) {
 	b := newDraftBox(mail, o, nil)
 	if b == nil {
-		return nil, invalidArg("this server cannot keep drafts")
+		return nil, mcpkit.InvalidArg("this server cannot keep drafts")
 	}
 	return b.Save(ctx, m)
 }
@@ -67,17 +68,17 @@ type SendDraftResult struct {
 // draftArgs are save_draft's arguments: send_email's, all optional, with
 // attachments and the message a reply answers.
 type draftArgs struct {
-	To              StringList `json:"to"`
-	Cc              StringList `json:"cc"`
-	Bcc             StringList `json:"bcc"`
-	Subject         *string    `json:"subject" max:"4000"`
-	Body            string     `json:"body" max:"-"`
-	BodyHTML        string     `json:"body_html" max:"-"`
-	FromName        string     `json:"from_name"`
-	ReplyTo         StringList `json:"reply_to"`
-	AttachmentPaths []string   `json:"attachment_paths"`
-	ReplyToUID      *UID       `json:"reply_to_uid"`
-	Folder          string     `json:"folder"`
+	To              mcpkit.StringList `json:"to"`
+	Cc              mcpkit.StringList `json:"cc"`
+	Bcc             mcpkit.StringList `json:"bcc"`
+	Subject         *string           `json:"subject" max:"4000"`
+	Body            string            `json:"body" max:"-"`
+	BodyHTML        string            `json:"body_html" max:"-"`
+	FromName        string            `json:"from_name"`
+	ReplyTo         mcpkit.StringList `json:"reply_to"`
+	AttachmentPaths []string          `json:"attachment_paths"`
+	ReplyToUID      *UID              `json:"reply_to_uid"`
+	Folder          string            `json:"folder"`
 }
 
 // draft is what the arguments write of the draft; the folder of

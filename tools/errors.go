@@ -2,7 +2,6 @@ package tools
 
 import (
 	"errors"
-	"math"
 
 	"github.com/email-mcp/email-mcp/attachments"
 	"github.com/email-mcp/email-mcp/imap"
@@ -12,7 +11,8 @@ import (
 	"github.com/email-mcp/email-mcp/smtp"
 )
 
-// The error envelope is mcpkit's: its names, as the handlers write them.
+// The error envelope is mcpkit's (with its constructors Errorf and
+// InvalidArg): its names, as the handlers and tests write them.
 type (
 	// Error is a tool failure with its stable code (mcpkit.Error).
 	Error = mcpkit.Error
@@ -43,14 +43,6 @@ const (
 	CodeAccountNotFound      = mcpkit.CodeAccountNotFound
 )
 
-// errorf builds a tool error with a formatted, model-safe message.
-func errorf(code Code, format string, args ...any) *Error {
-	return mcpkit.Errorf(code, format, args...)
-}
-
-// invalidArg is the common INVALID_ARGUMENT error.
-func invalidArg(format string, args ...any) *Error { return mcpkit.InvalidArg(format, args...) }
-
 // sentinels maps adapter errors to codes. The first match wins, so more
 // specific errors come first.
 var sentinels = []mcpkit.Sentinel{
@@ -75,52 +67,41 @@ var sentinels = []mcpkit.Sentinel{
 }
 
 // Classify turns any error into a tool error: a *Error passes through, an
-// *outbox.Error takes its kind's code (outboxError), the adapters'
-// sentinels map to their codes, timeouts become CONNECTION_TIMEOUT, and
-// anything else is INTERNAL (mcpkit.Classify). mcpkit classifies every
-// failed call with it (Options.Classify).
+// *outbox.Error takes its kind's code (outboxError), an *inbox.FolderError
+// names its folder (folderError), a cursor Pager refused is an argument
+// error (cursorError), the adapters' sentinels map to their codes,
+// timeouts become CONNECTION_TIMEOUT, and anything else is INTERNAL
+// (mcpkit.Classify). mcpkit classifies every failed call with it
+// (Options.Classify), the inbox toolset's (package inboxtools) too.
 func Classify(err error) *Error {
 	var te *Error
+	if errors.As(err, &te) {
+		return te
+	}
 	var oe *outbox.Error
-	if !errors.As(err, &te) && errors.As(err, &oe) {
+	var fe *inbox.FolderError
+	var ce *imap.CursorError
+	switch {
+	case errors.As(err, &oe):
 		return outboxError(oe)
+	case errors.As(err, &fe):
+		err = folderError(fe.Err, fe.Folder)
+	case errors.As(err, &ce):
+		return cursorError(ce)
 	}
 	return mcpkit.Classify(err, sentinels)
 }
 
+// cursorError tells the model why imap.NewPager refused a cursor.
+func cursorError(ce *imap.CursorError) *Error {
+	if ce.Foreign {
+		return mcpkit.InvalidArg("cursor belongs to another search: repeat the same folder and filters, or drop the cursor")
+	}
+	return mcpkit.InvalidArg("cursor is not a next_cursor that search_emails returned")
+}
+
 // classifyCode is err's code by the sentinels and timeouts alone.
 func classifyCode(err error) Code { return mcpkit.ClassifyCode(err, sentinels) }
-
-// inboxError maps the errors of package inbox onto codes, with the
-// messages and details the model reads; other errors pass.
-func inboxError(err error) error {
-	var fe *inbox.FolderError
-	if errors.As(err, &fe) {
-		return folderError(fe.Err, fe.Folder)
-	}
-	var e *inbox.Error
-	if !errors.As(err, &e) {
-		return err
-	}
-	te := &Error{Code: inboxCodes[e.Kind], Message: e.Msg, Cause: e.Cause}
-	switch e.Kind {
-	case inbox.Timeout:
-		te.Details = map[string]any{"next_since": e.NextSince}
-	case inbox.RateLimited:
-		te.Details = map[string]any{"retry_after_seconds": int(math.Ceil(e.RetryAfter.Seconds()))}
-	}
-	return te
-}
-
-// inboxCodes are the codes of inbox's kinds of error.
-var inboxCodes = map[inbox.Kind]Code{
-	inbox.Invalid:       CodeInvalidArgument,
-	inbox.NotFound:      CodeInboxNotFound,
-	inbox.Timeout:       CodeWaitTimeout,
-	inbox.RateLimited:   CodeRateLimited,
-	inbox.FolderMissing: CodeFolderNotFound,
-	inbox.Unsupported:   CodeInternal,
-}
 
 // outboxCodes are the codes of the send domain's errors whose kind alone
 // names one.

@@ -10,6 +10,8 @@ import (
 
 	"github.com/email-mcp/email-mcp/attachments"
 	"github.com/email-mcp/email-mcp/imap"
+	"github.com/email-mcp/email-mcp/inbox"
+	"github.com/email-mcp/email-mcp/mcpkit"
 	"github.com/email-mcp/email-mcp/smtp"
 )
 
@@ -27,7 +29,7 @@ func TestClassify(t *testing.T) {
 		err  error
 		want Code
 	}{
-		{invalidArg("bad"), CodeInvalidArgument},
+		{mcpkit.InvalidArg("bad"), CodeInvalidArgument},
 		{wrap(imap.ErrFolderNotFound), CodeFolderNotFound},
 		{wrap(imap.ErrMessageNotFound), CodeMessageNotFound},
 		{wrap(imap.ErrAuthFailed), CodeAuthFailed},
@@ -50,7 +52,7 @@ func TestClassify(t *testing.T) {
 		// A missing folder is never a timeout, even when both are in the chain.
 		{errors.Join(imap.ErrFolderNotFound, context.DeadlineExceeded), CodeFolderNotFound},
 		{errors.New("something odd"), CodeInternal},
-		{errorf(CodeWaitTimeout, "nothing arrived"), CodeWaitTimeout},
+		{mcpkit.Errorf(CodeWaitTimeout, "nothing arrived"), CodeWaitTimeout},
 	}
 	for _, tc := range cases {
 		if got := Classify(tc.err).Code; got != tc.want {
@@ -76,6 +78,30 @@ func TestUIDArgument(t *testing.T) {
 		err := u.UnmarshalJSON([]byte(tc.in))
 		if (err == nil) != tc.ok || (tc.ok && u != tc.want) {
 			t.Errorf("UID.UnmarshalJSON(%s) = %+v, %v; want %+v ok=%v", tc.in, u, err, tc.want, tc.ok)
+		}
+	}
+}
+
+// TestClassifyInboxFolder: the errors the inbox toolset passes on are
+// classified as the mail tools' are: an *inbox.FolderError names its
+// folder, and a cursor imap.NewPager refused is an argument error that
+// says why.
+func TestClassifyInboxFolder(t *testing.T) {
+	_, foreign := imap.NewPager("AQAAAAcAAAAKAAAAAA", "INBOX", imap.SearchCriteria{}, 5)
+	cases := []struct {
+		err  error
+		code Code
+		msg  string
+	}{
+		{fmt.Errorf("wait: %w", &inbox.FolderError{Folder: "INBOX", Err: imap.ErrFolderNotFound}), CodeFolderNotFound,
+			`folder "INBOX" does not exist (list_folders shows the names)`},
+		{&inbox.FolderError{Folder: "INBOX", Err: imap.ErrAuthFailed}, CodeAuthFailed, "the mail server refused the configured credentials"},
+		{&imap.CursorError{}, CodeInvalidArgument, "cursor is not a next_cursor that search_emails returned"},
+		{foreign, CodeInvalidArgument, "cursor belongs to another search: repeat the same folder and filters, or drop the cursor"},
+	}
+	for _, tc := range cases {
+		if te := Classify(tc.err); te.Code != tc.code || te.Message != tc.msg {
+			t.Errorf("Classify(%v) = %s %q, want %s %q", tc.err, te.Code, te.Message, tc.code, tc.msg)
 		}
 	}
 }

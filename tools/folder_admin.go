@@ -42,7 +42,7 @@ const ownFolderPrefix = "email-mcp-"
 func checkNotOwn(name, arg string) error {
 	l := strings.ToLower(name)
 	if strings.HasPrefix(l, ownFolderPrefix) || strings.Contains(l, "/"+ownFolderPrefix) || strings.Contains(l, "."+ownFolderPrefix) {
-		return invalidArg("%s %q is one of email-mcp's own folders (names starting %q): it is left alone", arg, name, ownFolderPrefix)
+		return mcpkit.InvalidArg("%s %q is one of email-mcp's own folders (names starting %q): it is left alone", arg, name, ownFolderPrefix)
 	}
 	return nil
 }
@@ -76,19 +76,19 @@ func serverDelimiter(folders []imap.Folder) string {
 // trailing or doubled delimiter).
 func checkNewName(name, arg, delim string) error {
 	if name == "" {
-		return invalidArg("%s is required", arg)
+		return mcpkit.InvalidArg("%s is required", arg)
 	}
 	if len(name) > maxFolderArg {
-		return invalidArg("%s is longer than %d bytes", arg, maxFolderArg)
+		return mcpkit.InvalidArg("%s is longer than %d bytes", arg, maxFolderArg)
 	}
 	if strings.ContainsFunc(name, func(r rune) bool { return unicode.IsControl(r) || r == '*' || r == '%' || r == '\uFFFD' }) {
-		return invalidArg("%s %q has a character folder names cannot hold (control characters, * or %%)", arg, truncate(name, 80))
+		return mcpkit.InvalidArg("%s %q has a character folder names cannot hold (control characters, * or %%)", arg, mcpkit.Truncate(name, 80))
 	}
 	if strings.TrimSpace(name) != name {
-		return invalidArg("%s %q starts or ends with a space", arg, truncate(name, 80))
+		return mcpkit.InvalidArg("%s %q starts or ends with a space", arg, mcpkit.Truncate(name, 80))
 	}
 	if delim != "" && (strings.HasPrefix(name, delim) || strings.HasSuffix(name, delim) || strings.Contains(name, delim+delim)) {
-		return invalidArg("%s %q has an empty level: %q separates levels on this server", arg, truncate(name, 80), delim)
+		return mcpkit.InvalidArg("%s %q has an empty level: %q separates levels on this server", arg, mcpkit.Truncate(name, 80), delim)
 	}
 	return nil
 }
@@ -98,9 +98,9 @@ func checkNewName(name, arg, delim string) error {
 func checkRemovable(f *imap.Folder, arg, verb string) error {
 	switch {
 	case sameFolder(f.Name, "INBOX"):
-		return invalidArg("INBOX cannot be %s", verb)
+		return mcpkit.InvalidArg("INBOX cannot be %s", verb)
 	case f.SpecialUse != "":
-		return invalidArg("%s %q is the %s folder (special use): it cannot be %s", arg, f.Name, strings.ToLower(strings.TrimPrefix(f.SpecialUse, `\`)), verb)
+		return mcpkit.InvalidArg("%s %q is the %s folder (special use): it cannot be %s", arg, f.Name, strings.ToLower(strings.TrimPrefix(f.SpecialUse, `\`)), verb)
 	}
 	return checkNotOwn(f.Name, arg)
 }

@@ -28,14 +28,14 @@ type ForwardResult struct {
 }
 
 type forwardArgs struct {
-	UID    *UID       `json:"uid"`
-	Folder string     `json:"folder"`
-	To     StringList `json:"to"`
-	Cc     StringList `json:"cc"`
-	Bcc    StringList `json:"bcc"`
-	Body   string     `json:"body" max:"-"`
-	Mode   string     `json:"mode"`
-	Draft  bool       `json:"draft"`
+	UID    *UID              `json:"uid"`
+	Folder string            `json:"folder"`
+	To     mcpkit.StringList `json:"to"`
+	Cc     mcpkit.StringList `json:"cc"`
+	Bcc    mcpkit.StringList `json:"bcc"`
+	Body   string            `json:"body" max:"-"`
+	Mode   string            `json:"mode"`
+	Draft  bool              `json:"draft"`
 	// IdempotencyKey makes a repeat answer the first result (outbox/keys.go).
 	IdempotencyKey string `json:"idempotency_key"`
 }
@@ -66,7 +66,7 @@ func forwardEmailSpec(mail Mailbox, o *outbox.Outbox) *mcpkit.Spec {
 			idempotencyParam(),
 		},
 		Output: mcp.WithOutputSchema[ForwardResult](),
-		Handle: bound(func(ctx context.Context, args forwardArgs) (any, error) {
+		Handle: mcpkit.Bound(func(ctx context.Context, args forwardArgs) (any, error) {
 			return o.Once(ctx, "forward_email", args.IdempotencyKey, func(ctx context.Context) (any, error) {
 				return forward(ctx, mail, o, args)
 			})
@@ -107,14 +107,14 @@ func forwardSource(mail Mailbox, a forwardArgs) (folder, mode string, fs outbox.
 		mode = forwardInline
 	}
 	if mode != forwardInline && mode != forwardAttachment {
-		return "", "", nil, invalidArg("mode must be inline or attachment (got %q)", truncate(mode, 40))
+		return "", "", nil, mcpkit.InvalidArg("mode must be inline or attachment (got %q)", mcpkit.Truncate(mode, 40))
 	}
 	if a.UID == nil {
-		return "", "", nil, invalidArg("uid is required")
+		return "", "", nil, mcpkit.InvalidArg("uid is required")
 	}
 	fs, ok := mail.(outbox.ForwardStore)
 	if !ok {
-		return "", "", nil, errorf(CodeInternal, "this mailbox cannot forward messages")
+		return "", "", nil, mcpkit.Errorf(CodeInternal, "this mailbox cannot forward messages")
 	}
 	return folder, mode, fs, nil
 }

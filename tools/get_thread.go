@@ -71,7 +71,7 @@ func getThreadSpec(mail Mailbox) *mcpkit.Spec {
 			mcp.WithInteger("limit", mcp.DefaultNumber(defaultThreadLimit), mcp.Min(1), mcp.Max(maxThreadLimit), mcp.Description("most messages returned (the newest)")),
 		},
 		Output: mcp.WithOutputSchema[ThreadResult](),
-		Handle: bound(func(ctx context.Context, args threadArgs) (any, error) { return getThread(ctx, mail, args) }),
+		Handle: mcpkit.Bound(func(ctx context.Context, args threadArgs) (any, error) { return getThread(ctx, mail, args) }),
 	}
 }
 
@@ -85,11 +85,11 @@ func getThread(ctx context.Context, mail Mailbox, a threadArgs) (*ThreadResult, 
 		limit = *a.Limit
 	}
 	if a.UID == nil || limit < 1 || limit > maxThreadLimit {
-		return nil, invalidArg("uid is required and limit must be 1 to %d", maxThreadLimit)
+		return nil, mcpkit.InvalidArg("uid is required and limit must be 1 to %d", maxThreadLimit)
 	}
 	ts, ok := mail.(threadStore)
 	if !ok {
-		return nil, errorf(CodeInternal, "this mailbox cannot search conversations")
+		return nil, mcpkit.Errorf(CodeInternal, "this mailbox cannot search conversations")
 	}
 	th, err := ts.Thread(ctx, folder, a.UID.UID, imap.ThreadOptions{UIDValidity: a.UID.Validity, Limit: limit})
 	if err != nil {
@@ -101,7 +101,7 @@ func getThread(ctx context.Context, mail Mailbox, a threadArgs) (*ThreadResult, 
 		tm := ThreadMessage{
 			Folder: m.Folder, UID: m.UID, ID: msgID(m.UIDValidity, m.UID),
 			MessageID: message.BoundID(m.Header.MessageID), From: message.FirstAddress(m.Header.From, messageAddr),
-			Date: formatTime(m.Time()), Preview: message.Preview(m.Text, previewChars),
+			Date: mcpkit.FormatTime(m.Time()), Preview: message.Preview(m.Text, previewChars),
 		}
 		tm.Subject, tm.SubjectTruncated = message.BoundSubject(m.Header.Subject, false)
 		out.Messages = append(out.Messages, tm)

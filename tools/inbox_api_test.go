@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/email-mcp/email-mcp/inboxtools"
 	"github.com/email-mcp/email-mcp/tools"
 )
 
@@ -49,12 +50,12 @@ func TestUnknownInbox(t *testing.T) {
 	// Malformed ids stay INVALID_ARGUMENT, before any I/O.
 	e.wantError(t, "get_latest", map[string]any{"inbox_id": "../x"}, tools.CodeInvalidArgument)
 
-	var latest tools.GetLatestResult
+	var latest inboxtools.GetLatestResult
 	e.call(t, "get_latest", map[string]any{"inbox_id": known.InboxID}, &latest)
 	if latest.Message != nil {
 		t.Errorf("get_latest of a new inbox = %+v, want message null", latest)
 	}
-	var del tools.DeleteInboxResult
+	var del inboxtools.DeleteInboxResult
 	e.call(t, "delete_inbox", map[string]any{"inbox_id": known.InboxID}, &del)
 	e.wantError(t, "delete_inbox", map[string]any{"inbox_id": known.InboxID}, tools.CodeInboxNotFound)
 	e.wantError(t, "get_latest", map[string]any{"inbox_id": known.Address}, tools.CodeInboxNotFound)
@@ -67,7 +68,7 @@ func TestUnknownInboxOtherReplica(t *testing.T) {
 	a := newInboxEnv(t)
 	b := newInboxEnvOn(t, a.acct, a.base)
 	in := a.create(t, "replica")
-	var list tools.ListMessagesResult
+	var list inboxtools.ListMessagesResult
 	b.call(t, "list_messages", map[string]any{"inbox_id": in.InboxID}, &list)
 	b.call(t, "delete_inbox", map[string]any{"inbox_id": in.InboxID}, nil)
 	b.wantError(t, "get_latest", map[string]any{"inbox_id": in.InboxID}, tools.CodeInboxNotFound)
@@ -79,12 +80,12 @@ func TestUnknownInboxOtherReplica(t *testing.T) {
 func TestUnknownInboxSandboxSubstring(t *testing.T) {
 	env := newTestEnv(t, tools.Options{})
 	e := &mailEnv{client: inProcessClient(t, env.tools)}
-	var in tools.CreateInboxResult
+	var in inboxtools.CreateInboxResult
 	e.call(t, "create_inbox", map[string]any{"label": "sub"}, &in)
 	tail := strings.TrimPrefix(in.InboxID, "sub-")
 	e.wantError(t, "get_latest", map[string]any{"inbox_id": tail}, tools.CodeInboxNotFound)
 	e.wantError(t, "get_latest", map[string]any{"inbox_id": "b-" + tail}, tools.CodeInboxNotFound)
-	e.call(t, "get_latest", map[string]any{"inbox_id": in.Address}, &tools.GetLatestResult{})
+	e.call(t, "get_latest", map[string]any{"inbox_id": in.Address}, &inboxtools.GetLatestResult{})
 }
 
 // TestFilterValidation: every text filter of every tool goes through one
@@ -123,12 +124,12 @@ func TestNumericStrings(t *testing.T) {
 	e.deliver(t, in.Address, "First", "nothing here")
 	e.deliver(t, in.Address, "Your code", "Your verification code is 583920.")
 
-	var list tools.ListMessagesResult
+	var list inboxtools.ListMessagesResult
 	e.call(t, "list_messages", map[string]any{"inbox_id": in.InboxID, "limit": "1"}, &list)
 	if len(list.Messages) != 1 || list.Total != 2 {
 		t.Errorf("list_messages(limit \"1\") = %+v, want 1 of 2", list)
 	}
-	var otp tools.WaitOTPResult
+	var otp inboxtools.WaitOTPResult
 	e.call(t, "wait_for_otp", map[string]any{"inbox_id": in.InboxID, "since": "2000-01-01T00:00:00Z", "timeout": " 5 ", "min_confidence": "0.5"}, &otp)
 	if otp.OTP != "583920" {
 		t.Errorf("wait_for_otp(timeout \"5\", min_confidence \"0.5\") = %+v", otp)
@@ -138,7 +139,7 @@ func TestNumericStrings(t *testing.T) {
 	if len(search.Messages) != 1 {
 		t.Errorf("search_emails(limit \"1\") = %d messages, want 1", len(search.Messages))
 	}
-	var inboxes tools.ListInboxesResult
+	var inboxes inboxtools.ListInboxesResult
 	e.call(t, "list_inboxes", map[string]any{"limit": "1.0"}, &inboxes)
 	var read tools.ReadResult
 	e.call(t, "read_email", map[string]any{"uid": "1", "max_chars": "5", "offset": "0"}, &read)

@@ -9,6 +9,7 @@ import (
 	gosmtp "github.com/emersion/go-smtp"
 	"github.com/mark3labs/mcp-go/mcp"
 
+	"github.com/email-mcp/email-mcp/inboxtools"
 	"github.com/email-mcp/email-mcp/tools"
 )
 
@@ -54,7 +55,7 @@ func TestSandboxOTPEndToEnd(t *testing.T) {
 		if a.err != nil {
 			t.Fatalf("wait_for_otp: %v", a.err)
 		}
-		var got tools.WaitOTPResult
+		var got inboxtools.WaitOTPResult
 		structured(t, a.res, &got)
 		if got.OTP != "583920" {
 			t.Errorf("wait_for_otp = %+v, want 583920 (not the other inbox's 111111)", got)

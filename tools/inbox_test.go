@@ -14,6 +14,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/email-mcp/email-mcp/imap"
+	"github.com/email-mcp/email-mcp/inboxtools"
 	"github.com/email-mcp/email-mcp/internal/mailtest"
 	"github.com/email-mcp/email-mcp/tools"
 )
@@ -67,9 +68,9 @@ func (e *inboxEnv) deliver(t testing.TB, to, subject, body string) uint32 {
 	return e.acct.Append(t, "INBOX", []byte(raw))
 }
 
-func (e *inboxEnv) create(t testing.TB, label string) tools.CreateInboxResult {
+func (e *inboxEnv) create(t testing.TB, label string) inboxtools.CreateInboxResult {
 	t.Helper()
-	var r tools.CreateInboxResult
+	var r inboxtools.CreateInboxResult
 	e.call(t, "create_inbox", map[string]any{"label": label}, &r)
 	return r
 }
@@ -102,25 +103,25 @@ func TestInboxLifecycle(t *testing.T) {
 	e.deliver(t, other.Address, "Other", "Not for the first inbox: 111222")
 	e.deliver(t, "Someone <"+in.Address+">, x@example.test", "Confirm your email", "Confirm: https://shop.example/verify?token=abc123")
 
-	var list tools.ListMessagesResult
+	var list inboxtools.ListMessagesResult
 	e.call(t, "list_messages", map[string]any{"inbox_id": in.InboxID}, &list)
 	if list.Total != 2 || len(list.Messages) != 2 || list.Messages[1].OTP == nil || *list.Messages[1].OTP != "739204" ||
 		list.Messages[0].MagicLink == nil || !strings.Contains(*list.Messages[0].MagicLink, "token=abc123") {
 		t.Fatalf("list_messages = %+v", list)
 	}
-	var withOTP tools.ListMessagesResult
+	var withOTP inboxtools.ListMessagesResult
 	e.call(t, "list_messages", map[string]any{"inbox_id": in.Address, "has_otp": true}, &withOTP)
 	if len(withOTP.Messages) != 1 || withOTP.Messages[0].Subject != "Welcome" {
 		t.Errorf("has_otp = %+v", withOTP.Messages)
 	}
-	var latest tools.GetLatestResult
+	var latest inboxtools.GetLatestResult
 	e.call(t, "get_latest", map[string]any{"inbox_id": in.InboxID}, &latest)
 	if latest.Message == nil || latest.Message.Subject != "Confirm your email" {
 		t.Errorf("get_latest = %+v", latest)
 	}
 
 	empty := e.create(t, "empty")
-	var inboxes tools.ListInboxesResult
+	var inboxes inboxtools.ListInboxesResult
 	e.call(t, "list_inboxes", map[string]any{}, &inboxes)
 	counts, latestAt := map[string]int{}, map[string]string{}
 	for _, ib := range inboxes.Inboxes {
@@ -135,10 +136,10 @@ func TestInboxLifecycle(t *testing.T) {
 	if _, err := time.Parse(time.RFC3339, latestAt[in.InboxID]); err != nil || latestAt[empty.InboxID] != "" {
 		t.Errorf("list_inboxes latest_at = %q, want a time for %s and none for %s", latestAt, in.InboxID, empty.InboxID)
 	}
-	var delEmpty tools.DeleteInboxResult
+	var delEmpty inboxtools.DeleteInboxResult
 	e.call(t, "delete_inbox", map[string]any{"inbox_id": empty.InboxID}, &delEmpty)
 
-	var del tools.DeleteInboxResult
+	var del inboxtools.DeleteInboxResult
 	e.call(t, "delete_inbox", map[string]any{"inbox_id": in.InboxID}, &del)
 	if del.Deleted != 2 {
 		t.Errorf("delete_inbox = %+v, want 2 moved", del)
@@ -161,7 +162,7 @@ func TestWaitForEmailFilters(t *testing.T) {
 	since := e.nextSince(t, in.InboxID)
 	e.deliver(t, in.Address, "Newsletter", "Nothing to see: 111111")
 	e.deliver(t, in.Address, "Welcome aboard", "Your code is 424242. Confirm: https://shop.example/verify?token=xyz")
-	var got tools.WaitEmailResult
+	var got inboxtools.WaitEmailResult
 	e.call(t, "wait_for_email", map[string]any{"inbox_id": in.InboxID, "since": since, "subject_contains": "welcome",
 		"sender": "shop.example", "timeout": 5}, &got)
 	if got.Subject != "Welcome aboard" || got.OTP == nil || *got.OTP != "424242" || got.MagicLink == nil ||
@@ -186,7 +187,7 @@ func TestWaitSinceTimeBeyondAPage(t *testing.T) {
 	for i := range imap.MaxPageSize + 5 {
 		e.acct.Append(t, "INBOX", fmt.Appendf(nil, "From: a@example.test\r\nTo: other@example.test\r\nSubject: noise %d\r\n\r\nno code\r\n", i))
 	}
-	var got tools.WaitOTPResult
+	var got inboxtools.WaitOTPResult
 	e.call(t, "wait_for_otp", map[string]any{"inbox_id": in.InboxID, "since": since, "timeout": 5}, &got)
 	if got.OTP != "613370" {
 		t.Errorf("wait_for_otp(since %s) = %+v, want 613370", since, got)
@@ -205,7 +206,7 @@ func TestWaitSinceTimeWestOfUTC(t *testing.T) {
 	arrived := day.Add(90 * time.Minute).In(time.FixedZone("PST", -8*3600)) // 17:30 the day before, -0800
 	raw := fmt.Sprintf("From: Shop <no-reply@shop.example>\r\nTo: %s\r\nSubject: Your code\r\n\r\nUse 271828 to sign in.\r\n", in.Address)
 	e.acct.AppendAt(t, "INBOX", []byte(raw), arrived)
-	var got tools.WaitOTPResult
+	var got inboxtools.WaitOTPResult
 	e.call(t, "wait_for_otp", map[string]any{"inbox_id": in.InboxID, "since": since.Format(time.RFC3339), "timeout": 2}, &got)
 	if got.OTP != "271828" {
 		t.Errorf("wait_for_otp(since %s) = %+v, want the code that arrived at %s", since.Format(time.RFC3339), got, arrived.Format(time.RFC3339))
@@ -220,7 +221,7 @@ func TestWaitRetryLosesNothing(t *testing.T) {
 	in := e.create(t, "race")
 	since := e.nextSince(t, in.InboxID)
 	e.deliver(t, in.Address, "Your code", "Use 482913 to sign in.")
-	var got tools.WaitOTPResult
+	var got inboxtools.WaitOTPResult
 	e.call(t, "wait_for_otp", map[string]any{"inbox_id": in.InboxID, "since": since, "timeout": 10}, &got)
 	if got.OTP != "482913" || got.Confidence < 0.5 || got.ID == "" {
 		t.Errorf("retry = %+v, want 482913", got)
@@ -241,9 +242,12 @@ func TestWaitPushedAndProgress(t *testing.T) {
 	in := e.create(t, "push")
 	since := e.nextSince(t, in.InboxID)
 	var notes atomic.Int32
+	var first atomic.Value // the first progress notification's fields
 	e.client.OnNotification(func(n mcp.JSONRPCNotification) {
 		if n.Method == string(mcp.MethodNotificationProgress) {
-			notes.Add(1)
+			if notes.Add(1) == 1 {
+				first.Store(n.Params.AdditionalFields)
+			}
 		}
 	})
 	done := make(chan *mcp.CallToolResult, 1)
@@ -264,10 +268,14 @@ func TestWaitPushedAndProgress(t *testing.T) {
 	if notes.Load() == 0 { // the wait must be blocked before the mail comes: pushed, not found at the start
 		t.Fatal("no progress notification within 5 s: the wait is not blocked")
 	}
+	if f, _ := first.Load().(map[string]any); fmt.Sprint(f["progressToken"]) != "p1" || fmt.Sprint(f["total"]) != "20" ||
+		!strings.HasPrefix(fmt.Sprint(f["message"]), "waiting for email… ") || !strings.HasSuffix(fmt.Sprint(f["message"]), "s of 20s") {
+		t.Errorf("progress notification = %v, want token p1, total 20 and \"waiting for email… Ns of 20s\"", f)
+	}
 	e.deliver(t, in.Address, "Sign in to Shop", `Click to sign in: https://shop.example/magic?token=zz9 or unsubscribe at https://shop.example/unsubscribe`)
 	select {
 	case res := <-done:
-		var got tools.WaitLinkResult
+		var got inboxtools.WaitLinkResult
 		structured(t, res, &got)
 		if got.Link != "https://shop.example/magic?token=zz9" {
 			t.Errorf("wait_for_link = %+v", got)
@@ -360,9 +368,9 @@ func TestSendTestCode(t *testing.T) {
 	e := newInboxEnv(t)
 	in := e.create(t, "sample")
 	since := e.nextSince(t, in.InboxID)
-	var sent tools.SendTestCodeResult
+	var sent inboxtools.SendTestCodeResult
 	e.call(t, "send_test_code", map[string]any{"inbox_id": in.InboxID}, &sent)
-	var got tools.WaitOTPResult
+	var got inboxtools.WaitOTPResult
 	e.call(t, "wait_for_otp", map[string]any{"inbox_id": in.InboxID, "since": since, "timeout": 10}, &got)
 	if len(got.OTP) != 6 || !strings.Contains(sent.MessageID, got.OTP) {
 		t.Errorf("sample code %q, message %q", got.OTP, sent.MessageID)
@@ -393,7 +401,7 @@ func TestDeleteInboxPages(t *testing.T) {
 	if err != nil && !errors.Is(err, imap.ErrFolderNotFound) {
 		t.Fatal(err)
 	}
-	var del tools.DeleteInboxResult
+	var del inboxtools.DeleteInboxResult
 	e.call(t, "delete_inbox", map[string]any{"inbox_id": in.InboxID}, &del)
 	if del.Deleted != n {
 		t.Errorf("delete_inbox = %+v, want %d moved", del, n)
@@ -406,7 +414,7 @@ func TestDeleteInboxPages(t *testing.T) {
 	if err != nil || after.Total-was < n {
 		t.Errorf("%s holds %v more messages (%v), want at least %d", del.Trash, after, err, n)
 	}
-	var list tools.ListMessagesResult
+	var list inboxtools.ListMessagesResult
 	e.call(t, "list_messages", map[string]any{"inbox_id": other.InboxID}, &list)
 	if list.Total != 1 {
 		t.Errorf("the other inbox has %d messages after the delete, want 1", list.Total)
@@ -427,7 +435,7 @@ func TestDeleteInboxNoTrash(t *testing.T) {
 	if !strings.Contains(msg, `trash folder "Trash"`) {
 		t.Errorf("delete_inbox error = %q, want it to name the missing trash folder", msg)
 	}
-	var list tools.ListMessagesResult
+	var list inboxtools.ListMessagesResult
 	e.call(t, "list_messages", map[string]any{"inbox_id": in.InboxID}, &list)
 	if list.Total != 1 {
 		t.Errorf("after the failed delete the inbox has %d messages, want 1", list.Total)
@@ -446,7 +454,7 @@ func TestInboxAddressMixedCase(t *testing.T) {
 	if res.IsError {
 		t.Errorf("list_messages(inbox_id=%q, the address create_inbox returned) = %v", in.Address, res.Content)
 	}
-	var inboxes tools.ListInboxesResult
+	var inboxes inboxtools.ListInboxesResult
 	e.call(t, "list_inboxes", map[string]any{}, &inboxes)
 	if len(inboxes.Inboxes) != 1 || inboxes.Inboxes[0].InboxID != in.InboxID {
 		t.Errorf("list_inboxes = %+v, want the inbox %s just created", inboxes.Inboxes, in.InboxID)
@@ -462,7 +470,7 @@ func TestWaitHugeTimeoutIsClamped(t *testing.T) {
 	since := e.nextSince(t, in.InboxID)
 	e.deliver(t, in.Address, "Your code", "Your verification code is 583920.")
 	res := callTool(t, e.client, "wait_for_otp", map[string]any{"inbox_id": in.InboxID, "since": since, "timeout": 1e10})
-	var got tools.WaitOTPResult
+	var got inboxtools.WaitOTPResult
 	if !res.IsError {
 		structured(t, res, &got)
 	}

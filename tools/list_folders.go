@@ -45,7 +45,7 @@ func listFoldersSpec(mail Mailbox) *mcpkit.Spec {
 				mcp.Description("Also return messages and unseen counts per folder (one STATUS per folder on servers without LIST-STATUS).")),
 		},
 		Output: mcp.WithOutputSchema[ListFoldersResult](),
-		Handle: bound(func(ctx context.Context, args listFoldersArgs) (any, error) {
+		Handle: mcpkit.Bound(func(ctx context.Context, args listFoldersArgs) (any, error) {
 			folders, err := mail.ListFolders(ctx, args.IncludeCounts)
 			if err != nil {
 				return nil, err

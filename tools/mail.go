@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/email-mcp/email-mcp/imap"
+	"github.com/email-mcp/email-mcp/mcpkit"
 	"github.com/email-mcp/email-mcp/message"
 )
 
@@ -36,7 +37,7 @@ func checkFolder(arg, name string) (string, error) {
 		return "INBOX", nil
 	}
 	if len(arg) > maxFolderArg || strings.ContainsAny(arg, "\x00\r\n") {
-		return "", invalidArg("%s must be a folder name as list_folders returns it", name)
+		return "", mcpkit.InvalidArg("%s must be a folder name as list_folders returns it", name)
 	}
 	return arg, nil
 }
@@ -69,14 +70,6 @@ func clean(s string) string {
 	return c
 }
 
-// formatTime renders a time as RFC 3339, or "" for the zero time.
-func formatTime(t time.Time) string {
-	if t.IsZero() {
-		return ""
-	}
-	return t.Format(time.RFC3339)
-}
-
 // parseDateArg accepts YYYY-MM-DD or RFC 3339; "" is the zero time.
 func parseDateArg(s, name string) (time.Time, error) {
 	if s == "" {
@@ -88,18 +81,5 @@ func parseDateArg(s, name string) (time.Time, error) {
 	if t, err := time.Parse(time.RFC3339, s); err == nil {
 		return t, nil
 	}
-	return time.Time{}, invalidArg("%s must be a date as YYYY-MM-DD or RFC 3339 (got %q)", name, truncate(s, 40))
-}
-
-// newPager is imap.NewPager, its *imap.CursorError told to the model.
-func newPager(cursorArg, folder string, crit imap.SearchCriteria, limit int) (imap.Pager, error) {
-	p, err := imap.NewPager(cursorArg, folder, crit, limit)
-	var ce *imap.CursorError
-	switch {
-	case errors.As(err, &ce) && ce.Foreign:
-		return p, invalidArg("cursor belongs to another search: repeat the same folder and filters, or drop the cursor")
-	case err != nil:
-		return p, invalidArg("cursor is not a next_cursor that search_emails returned")
-	}
-	return p, nil
+	return time.Time{}, mcpkit.InvalidArg("%s must be a date as YYYY-MM-DD or RFC 3339 (got %q)", name, mcpkit.Truncate(s, 40))
 }

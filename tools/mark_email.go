@@ -47,7 +47,7 @@ func markEmailSpec(mail Mailbox) *mcpkit.Spec {
 			mcp.WithBoolean("answered", mcp.Description("true: mark answered; false: not answered")),
 		},
 		Output: mcp.WithOutputSchema[MarkResult](),
-		Handle: bound(func(ctx context.Context, args markArgs) (any, error) { return markEmail(ctx, mail, args) }),
+		Handle: mcpkit.Bound(func(ctx context.Context, args markArgs) (any, error) { return markEmail(ctx, mail, args) }),
 	}
 }
 
@@ -61,7 +61,7 @@ func markEmail(ctx context.Context, mail Mailbox, args markArgs) (*MarkResult, e
 		return nil, err
 	}
 	if args.Read == nil && args.Flagged == nil && args.Answered == nil {
-		return nil, invalidArg("give at least one of read, flagged, answered")
+		return nil, mcpkit.InvalidArg("give at least one of read, flagged, answered")
 	}
 	uids, err := refUIDs(ctx, mail, folder, refs)
 	if err != nil {
@@ -97,9 +97,9 @@ func messageRefs(uid *UID, uids []UID) ([]UID, error) {
 	}
 	switch {
 	case len(refs) == 0:
-		return nil, invalidArg("give uid or uids")
+		return nil, mcpkit.InvalidArg("give uid or uids")
 	case len(refs) > maxMarkUIDs:
-		return nil, invalidArg("at most %d uids at once", maxMarkUIDs)
+		return nil, mcpkit.InvalidArg("at most %d uids at once", maxMarkUIDs)
 	}
 	return refs, nil
 }

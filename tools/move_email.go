@@ -38,7 +38,7 @@ func moveEmailSpec(mail Mailbox) *mcpkit.Spec {
 			mcp.WithString("to_folder", mcp.Required(), mcp.Description("target folder")),
 		},
 		Output: mcp.WithOutputSchema[MoveResult](),
-		Handle: bound(func(ctx context.Context, args moveArgs) (any, error) { return moveEmail(ctx, mail, args) }),
+		Handle: mcpkit.Bound(func(ctx context.Context, args moveArgs) (any, error) { return moveEmail(ctx, mail, args) }),
 	}
 }
 
@@ -48,17 +48,17 @@ func moveEmail(ctx context.Context, mail Mailbox, args moveArgs) (*MoveResult, e
 		return nil, err
 	}
 	if args.ToFolder == "" {
-		return nil, invalidArg("to_folder is required")
+		return nil, mcpkit.InvalidArg("to_folder is required")
 	}
 	to, err := checkFolder(args.ToFolder, "to_folder")
 	if err != nil {
 		return nil, err
 	}
 	if args.UID == nil {
-		return nil, invalidArg("uid is required")
+		return nil, mcpkit.InvalidArg("uid is required")
 	}
 	if from == to || strings.EqualFold(from, "INBOX") && strings.EqualFold(to, "INBOX") { // INBOX has no case (RFC 3501 5.1)
-		return nil, invalidArg("from_folder and to_folder are the same")
+		return nil, mcpkit.InvalidArg("from_folder and to_folder are the same")
 	}
 	if err := checkRecordFolder(from); err != nil {
 		return nil, err
@@ -69,7 +69,7 @@ func moveEmail(ctx context.Context, mail Mailbox, args moveArgs) (*MoveResult, e
 	newUID, err := mail.Move(ctx, from, args.UID.UID, to)
 	switch {
 	case errors.Is(err, imap.ErrFolderNotFound):
-		return nil, errorf(CodeFolderNotFound, "folder %q or %q does not exist (list_folders shows the names)", from, to)
+		return nil, mcpkit.Errorf(CodeFolderNotFound, "folder %q or %q does not exist (list_folders shows the names)", from, to)
 	case errors.Is(err, imap.ErrUnsupported):
 		return nil, &Error{Code: CodeInternal, Message: "this server supports neither MOVE nor UIDPLUS, so a single message cannot be moved safely", Cause: err}
 	case err != nil:

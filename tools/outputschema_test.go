@@ -10,6 +10,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
+	"github.com/email-mcp/email-mcp/inboxtools"
 	"github.com/email-mcp/email-mcp/tools"
 )
 
@@ -100,7 +101,7 @@ func TestStructuredContentMatchesOutputSchema(t *testing.T) {
 		}
 		res := callTool(t, e.client, c.tool, c.args)
 		if c.tool == "create_inbox" {
-			var in tools.CreateInboxResult
+			var in inboxtools.CreateInboxResult
 			structured(t, res, &in)
 			created = in.InboxID
 		}

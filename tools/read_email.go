@@ -87,7 +87,7 @@ func readEmailSpec(mail Mailbox, readOnly bool) *mcpkit.Spec {
 		ReadOnly: false, Idempotent: true, OpenWorld: true,
 		AuditIf: "mark_read",
 		Params: []mcp.ToolOption{
-			mcp.WithAny("uid", mcp.Required(), uidSchema(), mcp.Description("message UID (number or numeric string) or its id msg_<uidvalidity>_<uid>")),
+			mcp.WithAny("uid", mcp.Required(), mcpkit.Types("integer", "string"), mcp.Description("message UID (number or numeric string) or its id msg_<uidvalidity>_<uid>")),
 			mcp.WithString("folder", mcp.DefaultString("INBOX")),
 			mcp.WithString("format", mcp.DefaultString("text"), mcp.Enum("text", "html", "both"), mcp.Description("text: body_text; html: body_html; both")),
 			mcp.WithInteger("max_chars", mcp.DefaultNumber(defaultMaxChars), mcp.Min(1), mcp.Max(maxMaxChars), mcp.Description("characters of body per call")),
@@ -95,19 +95,12 @@ func readEmailSpec(mail Mailbox, readOnly bool) *mcpkit.Spec {
 			mcp.WithBoolean("mark_read", mcp.DefaultBool(false), mcp.Description("also mark the message as read")),
 		},
 		Output: mcp.WithOutputSchema[ReadResult](),
-		Handle: bound(func(ctx context.Context, args readArgs) (any, error) {
+		Handle: mcpkit.Bound(func(ctx context.Context, args readArgs) (any, error) {
 			if readOnly && args.MarkRead {
-				return nil, errorf(CodeReadOnly, "mark_read is not available: the server is in read-only mode")
+				return nil, mcpkit.Errorf(CodeReadOnly, "mark_read is not available: the server is in read-only mode")
 			}
 			return readEmail(ctx, mail, args)
 		}),
-	}
-}
-
-// uidSchema declares "integer or string" for uid arguments.
-func uidSchema() mcp.PropertyOption {
-	return func(m map[string]any) {
-		m["type"] = []string{"integer", "string"}
 	}
 }
 
@@ -117,21 +110,21 @@ func readEmail(ctx context.Context, mail Mailbox, args readArgs) (*ReadResult, e
 		return nil, err
 	}
 	if args.UID == nil {
-		return nil, invalidArg("uid is required")
+		return nil, mcpkit.InvalidArg("uid is required")
 	}
 	maxChars := defaultMaxChars
 	if args.MaxChars != nil {
 		maxChars = *args.MaxChars
 	}
 	if maxChars < 1 || maxChars > maxMaxChars || args.Offset < 0 {
-		return nil, invalidArg("max_chars must be from 1 to %d and offset at least 0", maxMaxChars)
+		return nil, mcpkit.InvalidArg("max_chars must be from 1 to %d and offset at least 0", maxMaxChars)
 	}
 	format := args.Format
 	if format == "" {
 		format = "text"
 	}
 	if format != "text" && format != "html" && format != "both" {
-		return nil, invalidArg("format must be text, html or both")
+		return nil, mcpkit.InvalidArg("format must be text, html or both")
 	}
 	d, err := mail.ReadMessage(ctx, folder, args.UID.UID, imap.ReadOptions{
 		PrefixBytes: readPrefix, MaxPartBytes: maxTextPart, UIDValidity: args.UID.Validity, MarkSeen: args.MarkRead,
@@ -149,7 +142,7 @@ func readEmail(ctx context.Context, mail Mailbox, args readArgs) (*ReadResult, e
 // messageError names the message in MESSAGE_NOT_FOUND.
 func messageError(err error, folder string, uid uint32) error {
 	if errors.Is(err, imap.ErrMessageNotFound) && !errors.Is(err, imap.ErrFolderNotFound) {
-		return errorf(CodeMessageNotFound, "no message with uid %d in %q (it may have been moved or deleted)", uid, folder)
+		return mcpkit.Errorf(CodeMessageNotFound, "no message with uid %d in %q (it may have been moved or deleted)", uid, folder)
 	}
 	return folderError(err, folder)
 }
@@ -158,7 +151,7 @@ func readResult(folder string, msg *imap.Message, hdr message.Header) *ReadResul
 	out := &ReadResult{
 		UID: msg.UID, ID: msgID(msg.UIDValidity, msg.UID), Folder: folder,
 		MessageID: message.BoundID(hdr.MessageID), From: message.FirstAddress(hdr.From, messageAddr),
-		Date: formatTime(hdr.Date), Flags: nonNil(msg.Flags), Attachment: []AttachmentInfo{},
+		Date: mcpkit.FormatTime(hdr.Date), Flags: nonNil(msg.Flags), Attachment: []AttachmentInfo{},
 	}
 	out.Subject, out.SubjectTruncated = message.BoundSubject(hdr.Subject, false)
 	out.To, out.ToTotal = message.BoundAddresses(hdr.To, message.MaxAddresses, false, messageAddr)
@@ -173,7 +166,7 @@ func readResult(folder string, msg *imap.Message, hdr message.Header) *ReadResul
 		out.InReplyTo = message.BoundID(hdr.InReplyTo[0])
 	}
 	if out.Date == "" {
-		out.Date = formatTime(msg.InternalDate)
+		out.Date = mcpkit.FormatTime(msg.InternalDate)
 	}
 	var names []string // a hidden character in a field the bounds clean unsaid
 	if msg.Structure != nil {

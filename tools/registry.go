@@ -17,13 +17,14 @@ import (
 
 	"github.com/email-mcp/email-mcp/attachments"
 	"github.com/email-mcp/email-mcp/inbox"
+	"github.com/email-mcp/email-mcp/inboxtools"
 	"github.com/email-mcp/email-mcp/mcpkit"
 )
 
 // Toolset names.
 const (
 	ToolsetMail  = "mail"
-	ToolsetInbox = "inbox"
+	ToolsetInbox = inboxtools.Toolset // package inboxtools
 )
 
 // Options configure the MCP server (mcpkit's; New sets Instructions and
@@ -102,6 +103,13 @@ type Deps struct {
 	Inboxes InboxOptions
 }
 
+// InboxStore is what the inbox toolset needs of the IMAP side (package
+// inbox declares it).
+type InboxStore = inbox.Store
+
+// InboxOptions configure the inbox toolset (package inbox).
+type InboxOptions = inbox.Options
+
 // allSpecs lists every tool the server knows, in the order they are listed.
 func allSpecs(deps Deps, opts Options) []*mcpkit.Spec {
 	var specs []*mcpkit.Spec
@@ -128,7 +136,7 @@ func allSpecs(deps Deps, opts Options) []*mcpkit.Spec {
 		specs = append(specs, draftSpecs(deps.Mail, o, deps.Files)...)
 	}
 	if deps.Inbox != nil && deps.Inboxes.Address != "" {
-		specs = append(specs, inboxSpecs(inbox.New(deps.Inbox, deps.Inboxes))...)
+		specs = append(specs, inboxtools.Specs(inbox.New(deps.Inbox, deps.Inboxes))...) // package inboxtools
 	}
 	return specs
 }

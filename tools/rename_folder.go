@@ -34,13 +34,13 @@ func renameFolderSpec(mail MailAdmin) *mcpkit.Spec {
 			mcp.WithString("to", mcp.Required(), mcp.MaxLength(maxFolderArg), mcp.Description("its new full name (a name that does not exist yet)")),
 		},
 		Output: mcp.WithOutputSchema[RenameFolderResult](),
-		Handle: bound(func(ctx context.Context, args renameFolderArgs) (any, error) { return renameFolder(ctx, mail, args) }),
+		Handle: mcpkit.Bound(func(ctx context.Context, args renameFolderArgs) (any, error) { return renameFolder(ctx, mail, args) }),
 	}
 }
 
 func renameFolder(ctx context.Context, mail MailAdmin, args renameFolderArgs) (*RenameFolderResult, error) {
 	if args.From == "" || args.To == "" {
-		return nil, invalidArg("from and to are required")
+		return nil, mcpkit.InvalidArg("from and to are required")
 	}
 	if err := checkNotOwn(args.From, "from"); err != nil {
 		return nil, err
@@ -51,7 +51,7 @@ func renameFolder(ctx context.Context, mail MailAdmin, args renameFolderArgs) (*
 	}
 	f := findFolder(folders, args.From)
 	if f == nil {
-		return nil, errorf(CodeFolderNotFound, "folder %q does not exist (list_folders shows the names)", truncate(args.From, 200))
+		return nil, mcpkit.Errorf(CodeFolderNotFound, "folder %q does not exist (list_folders shows the names)", mcpkit.Truncate(args.From, 200))
 	}
 	if err := checkRemovable(f, "from", "renamed"); err != nil {
 		return nil, err
@@ -67,10 +67,10 @@ func renameFolder(ctx context.Context, mail MailAdmin, args renameFolderArgs) (*
 		return nil, err
 	}
 	if g := findFolder(folders, args.To); g != nil {
-		return nil, invalidArg("folder %q exists already", g.Name)
+		return nil, mcpkit.InvalidArg("folder %q exists already", g.Name)
 	}
 	if delim != "" && strings.HasPrefix(args.To, f.Name+delim) {
-		return nil, invalidArg("a folder cannot move inside itself (%q is under %q)", truncate(args.To, 200), f.Name)
+		return nil, mcpkit.InvalidArg("a folder cannot move inside itself (%q is under %q)", mcpkit.Truncate(args.To, 200), f.Name)
 	}
 	if err := mail.RenameFolder(ctx, f.Name, args.To); err != nil {
 		return nil, folderError(err, f.Name)

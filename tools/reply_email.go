@@ -58,7 +58,7 @@ func replyEmailSpec(mail Mailbox, o *outbox.Outbox) *mcpkit.Spec {
 			idempotencyParam(),
 		},
 		Output: mcp.WithOutputSchema[ReplyResult](),
-		Handle: bound(func(ctx context.Context, args replyArgs) (any, error) {
+		Handle: mcpkit.Bound(func(ctx context.Context, args replyArgs) (any, error) {
 			return o.Once(ctx, "reply_email", args.IdempotencyKey, func(ctx context.Context) (any, error) {
 				return reply(ctx, mail, o, args)
 			})
@@ -72,7 +72,7 @@ func reply(ctx context.Context, mail Mailbox, o *outbox.Outbox, a replyArgs) (*R
 		return nil, err
 	}
 	if a.UID == nil || a.Body == nil {
-		return nil, invalidArg("uid and body are required")
+		return nil, mcpkit.InvalidArg("uid and body are required")
 	}
 	m, orig, err := o.ComposeReply(ctx, mail, folder, outbox.Ref{UID: a.UID.UID, Validity: a.UID.Validity}, outbox.ReplyOptions{
 		Text: *a.Body, HTML: a.BodyHTML, All: a.ReplyAll, Quote: a.Quote == nil || *a.Quote,

@@ -80,7 +80,7 @@ func searchEmailsSpec(mail Mailbox, defaultLimit int) *mcpkit.Spec {
 			mcp.WithString("cursor", mcp.Description("next_cursor of the previous page")),
 		},
 		Output: mcp.WithOutputSchema[SearchResult](),
-		Handle: bound(func(ctx context.Context, args searchArgs) (any, error) {
+		Handle: mcpkit.Bound(func(ctx context.Context, args searchArgs) (any, error) {
 			return searchEmails(ctx, mail, args, defaultLimit)
 		}),
 	}
@@ -95,14 +95,11 @@ func searchEmails(ctx context.Context, mail Mailbox, args searchArgs, defaultLim
 	if err != nil {
 		return nil, err
 	}
-	limit := defaultLimit
-	if args.Limit != nil {
-		limit = *args.Limit
+	limit, err := mcpkit.Limit(args.Limit, defaultLimit, maxSearchLimit)
+	if err != nil {
+		return nil, err
 	}
-	if limit < 1 || limit > maxSearchLimit {
-		return nil, invalidArg("limit must be from 1 to %d", maxSearchLimit)
-	}
-	page, err := newPager(args.Cursor, folder, crit, limit)
+	page, err := imap.NewPager(args.Cursor, folder, crit, limit)
 	if err != nil {
 		return nil, err
 	}
@@ -122,7 +119,8 @@ func searchEmails(ctx context.Context, mail Mailbox, args searchArgs, defaultLim
 func searchCriteria(a searchArgs) (imap.SearchCriteria, error) {
 	c := imap.SearchCriteria{From: a.From, To: a.To, Subject: a.Subject, Body: a.Body, Text: a.Text,
 		Unread: a.Unread, Flagged: a.Flagged, HasAttachments: a.HasAttachments}
-	if err := checkFilters(filter{"from", a.From}, filter{"to", a.To}, filter{"subject", a.Subject}, filter{"body", a.Body}, filter{"text", a.Text}); err != nil {
+	if err := mcpkit.CheckFilters(mcpkit.Filter{Name: "from", Value: a.From}, mcpkit.Filter{Name: "to", Value: a.To}, mcpkit.Filter{Name: "subject", Value: a.Subject},
+		mcpkit.Filter{Name: "body", Value: a.Body}, mcpkit.Filter{Name: "text", Value: a.Text}); err != nil {
 		return c, err
 	}
 	var err error
@@ -133,18 +131,9 @@ func searchCriteria(a searchArgs) (imap.SearchCriteria, error) {
 		return c, err
 	}
 	if !c.Since.IsZero() && !c.Before.IsZero() && !c.Before.After(c.Since) {
-		return c, invalidArg("before must be later than since")
+		return c, mcpkit.InvalidArg("before must be later than since")
 	}
 	return c, nil
-}
-
-func containsControl(s string) bool {
-	for _, r := range s {
-		if r < 0x20 || r == 0x7f {
-			return true
-		}
-	}
-	return false
 }
 
 func summary(validity uint32, m imap.Summary) MessageSummary {
@@ -152,7 +141,7 @@ func summary(validity uint32, m imap.Summary) MessageSummary {
 	to, toTotal := message.BoundAddresses(m.To, message.MaxSummaryAddresses, m.ToCut, imapAddr)
 	return MessageSummary{
 		UID: m.UID, ID: msgID(validity, m.UID), MessageID: message.BoundID(m.MessageID), Subject: subject, SubjectTruncated: cut,
-		From: message.FirstAddress(m.From, imapAddr), To: to, ToTotal: toTotal, Date: formatTime(m.Date),
+		From: message.FirstAddress(m.From, imapAddr), To: to, ToTotal: toTotal, Date: mcpkit.FormatTime(m.Date),
 		Unread: !m.Seen, Flagged: m.Flagged, HasAttachments: m.HasAttachments, Size: m.Size,
 	}
 }

@@ -5,6 +5,7 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 
+	"github.com/email-mcp/email-mcp/mcpkit"
 	"github.com/email-mcp/email-mcp/message"
 	"github.com/email-mcp/email-mcp/outbox"
 	"github.com/email-mcp/email-mcp/smtp"
@@ -87,7 +88,7 @@ func idempotencyParam() mcp.ToolOption {
 // records (outbox.IsRecordFolder).
 func checkRecordFolder(folder string) error {
 	if outbox.IsRecordFolder(folder) {
-		return invalidArg("folder %q holds email-mcp's send records (SEND_MAX_PER_HOUR, idempotency_key): its messages are not moved", folder)
+		return mcpkit.InvalidArg("folder %q holds email-mcp's send records (SEND_MAX_PER_HOUR, idempotency_key): its messages are not moved", folder)
 	}
 	return nil
 }

@@ -10,14 +10,14 @@ import (
 )
 
 type sendArgs struct {
-	To       StringList `json:"to"`
-	Cc       StringList `json:"cc"`
-	Bcc      StringList `json:"bcc"`
-	Subject  *string    `json:"subject" max:"4000"`
-	Body     *string    `json:"body" max:"-"`
-	BodyHTML string     `json:"body_html" max:"-"`
-	FromName string     `json:"from_name"`
-	ReplyTo  StringList `json:"reply_to"`
+	To       mcpkit.StringList `json:"to"`
+	Cc       mcpkit.StringList `json:"cc"`
+	Bcc      mcpkit.StringList `json:"bcc"`
+	Subject  *string           `json:"subject" max:"4000"`
+	Body     *string           `json:"body" max:"-"`
+	BodyHTML string            `json:"body_html" max:"-"`
+	FromName string            `json:"from_name"`
+	ReplyTo  mcpkit.StringList `json:"reply_to"`
 	// IdempotencyKey makes a repeat answer the first result (outbox/keys.go).
 	IdempotencyKey string `json:"idempotency_key"`
 }
@@ -64,7 +64,7 @@ func sendEmailSpec(o *outbox.Outbox) *mcpkit.Spec {
 		ChangesMail: true,
 		Params:      sendParams(),
 		Output:      mcp.WithOutputSchema[SendResult](),
-		Handle: bound(func(ctx context.Context, args sendArgs) (any, error) {
+		Handle: mcpkit.Bound(func(ctx context.Context, args sendArgs) (any, error) {
 			return o.Once(ctx, "send_email", args.IdempotencyKey, func(ctx context.Context) (any, error) {
 				return send(ctx, o, args)
 			})

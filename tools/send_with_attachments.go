@@ -45,7 +45,7 @@ func sendAttachmentsSpec(o *outbox.Outbox, files *attachments.Workspace) *mcpkit
 		ChangesMail: true,
 		Params:      params,
 		Output:      mcp.WithOutputSchema[SendAttachmentsResult](),
-		Handle: bound(func(ctx context.Context, args sendAttachmentsArgs) (any, error) {
+		Handle: mcpkit.Bound(func(ctx context.Context, args sendAttachmentsArgs) (any, error) {
 			return o.Once(ctx, "send_email_with_attachments", args.IdempotencyKey, func(ctx context.Context) (any, error) {
 				return sendWithAttachments(ctx, o, files, args)
 			})
@@ -55,10 +55,10 @@ func sendAttachmentsSpec(o *outbox.Outbox, files *attachments.Workspace) *mcpkit
 
 func sendWithAttachments(ctx context.Context, o *outbox.Outbox, files *attachments.Workspace, a sendAttachmentsArgs) (*SendAttachmentsResult, error) {
 	if files == nil {
-		return nil, invalidArg("attachments are disabled: set EMAIL_BASE_DIR to a folder for the attachments workspace")
+		return nil, mcpkit.InvalidArg("attachments are disabled: set EMAIL_BASE_DIR to a folder for the attachments workspace")
 	}
 	if len(a.AttachmentPaths) == 0 || len(a.AttachmentPaths) > maxAttachments {
-		return nil, invalidArg("attachment_paths needs 1 to %d files", maxAttachments)
+		return nil, mcpkit.InvalidArg("attachment_paths needs 1 to %d files", maxAttachments)
 	}
 	m, err := o.Compose(a.message())
 	if err != nil {
@@ -103,4 +103,4 @@ func pathError(err error, p string) error {
 	return te
 }
 
-func quote(s string) string { return "\"" + truncate(s, 200) + "\"" }
+func quote(s string) string { return "\"" + mcpkit.Truncate(s, 200) + "\"" }

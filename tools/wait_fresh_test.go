@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/email-mcp/email-mcp/imap"
+	"github.com/email-mcp/email-mcp/inboxtools"
 	"github.com/email-mcp/email-mcp/internal/mailtest"
 	"github.com/email-mcp/email-mcp/tools"
 )
@@ -35,7 +36,7 @@ func TestWaitWithoutSinceAfterGetLatest(t *testing.T) {
 	e := &inboxEnv{mailEnv: &mailEnv{acct: acct, client: inProcessClient(t, ts)}, mail: mail, base: base}
 	in := e.create(t, "fresh")
 	for i := range 100 {
-		var latest tools.GetLatestResult
+		var latest inboxtools.GetLatestResult
 		e.call(t, "get_latest", map[string]any{"inbox_id": in.InboxID}, &latest)
 		old, fresh := strconv.Itoa(300000+i), strconv.Itoa(600000+i)
 		e.deliver(t, in.Address, "Old code", "Your code is "+old+".")

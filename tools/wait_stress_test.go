@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/email-mcp/email-mcp/inboxtools"
 	"github.com/email-mcp/email-mcp/internal/mailtest"
 	"github.com/email-mcp/email-mcp/tools"
 )
@@ -72,7 +73,7 @@ func TestWaitsUnderLoad(t *testing.T) {
 }
 
 func runWaitStress(t *testing.T, e *inboxEnv, deliver func(t *testing.T, to, body string)) {
-	inboxes := make([]tools.CreateInboxResult, stressInboxes)
+	inboxes := make([]inboxtools.CreateInboxResult, stressInboxes)
 	for i := range inboxes {
 		inboxes[i] = e.create(t, fmt.Sprintf("stress-%d", i))
 	}
@@ -140,7 +141,7 @@ func runWaitStress(t *testing.T, e *inboxEnv, deliver func(t *testing.T, to, bod
 // waitsBeforeDelivery starts a wait per inbox (half without since, half
 // after the inbox's last id), waits until all are subscribed, delivers, and
 // wants every code.
-func waitsBeforeDelivery(t *testing.T, e *inboxEnv, inboxes []tools.CreateInboxResult, st *stressState,
+func waitsBeforeDelivery(t *testing.T, e *inboxEnv, inboxes []inboxtools.CreateInboxResult, st *stressState,
 	deliver func(t *testing.T, to, body string)) {
 	const r = stressRounds
 	got := make([]string, len(inboxes))
@@ -232,7 +233,7 @@ func TestWaitSinceSameSecond(t *testing.T) {
 		since := time.Now().UTC().Format("2006-01-02T15:04:05.000Z")
 		code := strconv.Itoa(700000 + i)
 		e.deliver(t, in.Address, "Code", "Your code is "+code+".")
-		var got tools.WaitOTPResult
+		var got inboxtools.WaitOTPResult
 		e.call(t, "wait_for_otp", map[string]any{"inbox_id": in.InboxID, "since": since, "timeout": 3}, &got)
 		if got.OTP != code {
 			t.Errorf("try %d: wait_for_otp(since=%s) = %s, want %s", i, since, got.OTP, code)
@@ -258,7 +259,7 @@ func TestWaitSinceJustAfterMail(t *testing.T) {
 		time.Sleep(seen) // the cutoff comes after the watcher saw the mail
 		since := time.Now().UTC().Format("2006-01-02T15:04:05.000Z")
 		e.deliver(t, in.Address, "New", "Your code is "+fresh+".")
-		var got tools.WaitOTPResult
+		var got inboxtools.WaitOTPResult
 		e.call(t, "wait_for_otp", map[string]any{"inbox_id": in.InboxID, "since": since, "timeout": 5}, &got)
 		if got.OTP != fresh {
 			t.Errorf("try %d: wait_for_otp(since=%s) = %s, want %s (%s arrived before the cutoff)", i, since, got.OTP, fresh, old)

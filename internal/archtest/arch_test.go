@@ -24,7 +24,8 @@ var allowed = map[string][]string{
 	"cmd/email-mcp":       {everything},
 	"cmd/email-mcp-bench": {"internal/netaddr"},
 	"scripts/scale":       nil,
-	"tools":               {"mcpkit", "imap", "smtp", "attachments", "message", "extract", "inbox", "outbox", "internal/hourly"},
+	"tools":               {"mcpkit", "inboxtools", "imap", "smtp", "attachments", "message", "inbox", "outbox", "internal/hourly"},
+	"inboxtools":          {"mcpkit", "imap", "inbox", "message", "extract"},
 	"mcpkit":              {"message"},
 	"inbox":               {"imap", "message", "extract", "internal/hourly"},
 	"outbox":              {"imap", "smtp", "attachments", "message"},
@@ -54,7 +55,7 @@ var allowed = map[string][]string{
 var upstream = map[string][]string{
 	"github.com/emersion/go-imap/v2":       {"imap", "devmail", "internal/mailtest", "cmd/email-mcp-bench"},
 	"github.com/emersion/go-smtp":          {"smtp", "devmail", "cmd/email-mcp-bench", "scripts/scale"},
-	"github.com/mark3labs/mcp-go":          {"mcpkit", "tools", "cmd/email-mcp", "transport"},
+	"github.com/mark3labs/mcp-go":          {"mcpkit", "tools", "inboxtools", "cmd/email-mcp", "transport"},
 	"github.com/kelseyhightower/envconfig": {"config"},
 	"golang.org/x/oauth2":                  {"oauth"},
 }

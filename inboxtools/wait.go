@@ -1,4 +1,4 @@
-package tools
+package inboxtools
 
 import (
 	"context"
@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
-	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/email-mcp/email-mcp/inbox"
 	"github.com/email-mcp/email-mcp/mcpkit"
@@ -24,21 +23,21 @@ type waitArgs struct {
 }
 
 // sinceArg is the since argument: an inbox.Since whose refusal is an
-// argument error (INVALID_ARGUMENT with its message, from bindArgs).
+// argument error (INVALID_ARGUMENT with its message, from mcpkit.BindArgs).
 type sinceArg struct{ inbox.Since }
 
 func (s *sinceArg) UnmarshalJSON(b []byte) error {
 	err := s.Since.UnmarshalJSON(b)
 	var e *inbox.Error
 	if errors.As(err, &e) {
-		return &argError{Msg: e.Msg}
+		return &mcpkit.ArgError{Msg: e.Msg}
 	}
 	return err
 }
 
 // sinceParam declares since: a string or a number.
 func sinceParam() mcp.ToolOption {
-	return mcp.WithAny("since", func(m map[string]any) { m["type"] = []string{"string", "number"} },
+	return mcp.WithAny("since", mcpkit.Types("string", "number"),
 		mcp.Description(sinceDescription))
 }
 
@@ -90,31 +89,38 @@ func waitSpec(ib *inbox.Inboxes, name, title, desc string, want inbox.Want, outp
 	shape func(*inbox.Found) any) *mcpkit.Spec {
 	return &mcpkit.Spec{
 		Name: name, Title: title, Description: desc + waitNote + inboxNote,
-		Toolset:  ToolsetInbox,
+		Toolset:  Toolset,
 		ReadOnly: true, Idempotent: true, OpenWorld: true,
 		Params: waitParams(extra...),
 		Output: output,
 		Handle: func(ctx context.Context, req mcp.CallToolRequest) (any, error) {
 			var a waitArgs
-			if err := bindArgs(req, &a); err != nil {
+			if err := mcpkit.BindArgs(req, &a); err != nil {
 				return nil, err
 			}
-			if err := checkFilters(filter{"subject_contains", a.SubjectContains}, filter{"sender", a.Sender}); err != nil {
+			if err := checkFilters(a.SubjectContains, a.Sender); err != nil {
 				return nil, err
 			}
 			w := inbox.Wait{InboxID: a.InboxID, Want: want, Since: a.Since.Since, Timeout: a.Timeout,
 				MinConfidence: a.MinConfidence, Progress: progressOf(ctx, req)}
-			if a.SubjectContains != "" || a.Sender != "" {
-				w.Accept = func(m *inbox.Mail) bool {
-					return matches(inboxHead(m.Validity, m.UID, m.Arrived, m.Header), a.SubjectContains, a.Sender)
-				}
-			}
+			w.Accept = accept(a.SubjectContains, a.Sender)
 			found, err := ib.Wait(ctx, w)
 			if err != nil {
 				return nil, err
 			}
 			return shape(found), nil
 		},
+	}
+}
+
+// accept is a wait's filter of its subject_contains and sender; nil (any
+// mail) when both are empty.
+func accept(subject, sender string) func(*inbox.Mail) bool {
+	if subject == "" && sender == "" {
+		return nil
+	}
+	return func(m *inbox.Mail) bool {
+		return matches(Head(m.Validity, m.UID, m.Arrived, m.Header), subject, sender)
 	}
 }
 
@@ -139,7 +145,7 @@ func waitForOTPSpec(ib *inbox.Inboxes) *mcpkit.Spec {
 		[]mcp.ToolOption{mcp.WithNumber("min_confidence", mcp.DefaultNumber(0), mcp.Min(0), mcp.Max(1),
 			mcp.Description("ignore codes found with less confidence (0..1); a code counts as found from 0.5"))},
 		func(f *inbox.Found) any {
-			s := inboxHead(f.Validity, f.UID, f.Arrived, f.Header)
+			s := Head(f.Validity, f.UID, f.Arrived, f.Header)
 			return &WaitOTPResult{OTP: f.Code.Code, Confidence: f.Code.Confidence, Subject: s.Subject, From: s.From, ID: s.ID, ReceivedAt: s.ReceivedAt, SubjectTruncated: s.SubjectTruncated}
 		})
 }
@@ -149,26 +155,20 @@ func waitForLinkSpec(ib *inbox.Inboxes) *mcpkit.Spec {
 		"Wait until a message with an action link (verify, confirm, sign in, reset password) reaches a test inbox and return the link. The link is never fetched: open it yourself.",
 		inbox.Link, mcp.WithOutputSchema[WaitLinkResult](), nil,
 		func(f *inbox.Found) any {
-			s := inboxHead(f.Validity, f.UID, f.Arrived, f.Header)
+			s := Head(f.Validity, f.UID, f.Arrived, f.Header)
 			return &WaitLinkResult{Link: f.Links[0], Links: f.Links, Subject: s.Subject, From: s.From, ID: s.ID, ReceivedAt: s.ReceivedAt, SubjectTruncated: s.SubjectTruncated}
 		})
 }
 
-// progressOf sends a wait's progress as notifications/progress when the
-// client asked for them with a progress token; nil otherwise.
+// progressOf sends a wait's progress, in seconds, as notifications/progress
+// when the client asked for them (mcpkit.ProgressOf); nil otherwise.
 func progressOf(ctx context.Context, req mcp.CallToolRequest) func(context.Context, time.Duration, time.Duration) {
-	srv := server.ServerFromContext(ctx)
-	if req.Params.Meta == nil || req.Params.Meta.ProgressToken == nil || srv == nil {
+	send := mcpkit.ProgressOf(ctx, req)
+	if send == nil {
 		return nil
 	}
-	token := req.Params.Meta.ProgressToken
 	return func(ctx context.Context, elapsed, timeout time.Duration) {
 		done, total := int(elapsed.Seconds()), int(timeout.Seconds())
-		_ = srv.SendNotificationToClient(ctx, string(mcp.MethodNotificationProgress), map[string]any{
-			"progressToken": token,
-			"progress":      done,
-			"total":         total,
-			"message":       fmt.Sprintf("waiting for email… %ds of %ds", done, total),
-		})
+		send(ctx, done, total, fmt.Sprintf("waiting for email… %ds of %ds", done, total))
 	}
 }
