@@ -298,7 +298,28 @@ func mergeLinks(cands []linkCand, unsub map[string]bool, subject float64) []Link
 		}
 		e.count++
 	}
-	return rank(order)
+	return rank(dropPrefixes(order))
+}
+
+// dropPrefixes removes the links whose URL another link's URL extends by
+// more path or parameters: "index.php?action=activate;u=73" is the form
+// where the code is typed in, "…;u=73;code=8f3a1c9e2b" the action (SMF),
+// "/reset" the page that asks for the token "/reset?token=…" carries. In
+// sorted order the URLs that extend one follow it at once.
+func dropPrefixes(links []*scoredLink) []*scoredLink {
+	sorted := slices.Clone(links)
+	slices.SortFunc(sorted, func(a, b *scoredLink) int { return strings.Compare(a.link.URL, b.link.URL) })
+	shorter := map[*scoredLink]bool{}
+	for i := 0; i+1 < len(sorted); i++ {
+		p, next := sorted[i].link.URL, sorted[i+1].link.URL
+		if len(next) > len(p) && strings.HasPrefix(next, p) && strings.ContainsRune(";&?/#", rune(next[len(p)])) {
+			shorter[sorted[i]] = true
+		}
+	}
+	if len(shorter) == 0 {
+		return links
+	}
+	return slices.DeleteFunc(slices.Clone(links), func(l *scoredLink) bool { return shorter[l] })
 }
 
 // rank adds the bonuses that depend on the whole message, maps the sums to

@@ -50,6 +50,8 @@ var linkKeywords = []kwGroup{
 		"join|aceptar invitación|einladung annehmen|accepter l'invitation|aceitar convite|accetta invito"},
 	{class: lkAction, weight: 0.3, kind: KindOther, words: "continue|click here|continuar|weiter|continuer|" +
 		"get started|open|haga clic aquí|hier klicken|cliquez ici|clique aqui|clicca qui"},
+	{class: lkAgainst, weight: 0.7, words: "view it|view them|view the|to view|view on|view in|view more|" +
+		"see it|see them|ansehen|voir|ver el|ver a"},
 	{class: lkAgainst, weight: 1, words: "log out|logout|sign out|signout|this wasn't me|wasn't you|not you|" +
 		"secure your account|report|deny|block|cancel"},
 	{class: lkExclude, weight: 1, words: "enter code|enter the code|enter your code|enter verification code|" +

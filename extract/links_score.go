@@ -128,7 +128,8 @@ func scoreLink(c linkCand, subject float64) (float64, Link) {
 	votes := map[string]float64{}
 	own := linkIndex.find(normalizeRunes([]rune(c.own)))
 	ctx := linkIndex.find(normalizeRunes([]rune(c.context)))
-	s := wLinkText*actionWeight(own) - wLinkAgainst*againstWeight(own) + wLinkContext*actionWeight(ctx)
+	s := wLinkText*actionWeight(own) - wLinkAgainst*againstWeight(own) + wLinkContext*actionWeight(ctx) -
+		wLinkContext/2*againstWeight(ctx)
 	vote(votes, own, 3)
 	vote(votes, ctx, 1)
 	info := urlInfo{}
@@ -333,9 +334,10 @@ func idLike(p string) bool {
 	return false
 }
 
-// navigationParam reports query keys that choose how a page shows, where
-// it leads next or where the visit came from: "?lang=de", "?tab=security",
-// "?next=/inbox", "?utm_source=mail". Their values name no request.
+// navigationParam reports query keys that choose a page, how it shows,
+// where it leads next or where the visit came from: "?action=reminder",
+// "?lang=de", "?tab=security", "?next=/inbox", "?utm_source=mail". Their
+// values name no request.
 func navigationParam(k string) bool {
 	if strings.HasPrefix(k, "utm_") || strings.HasPrefix(k, "mc_") {
 		return true
@@ -343,7 +345,8 @@ func navigationParam(k string) bool {
 	switch k {
 	case "lang", "locale", "hl", "language", "next", "redirect", "redirect_to", "redirect_uri", "return",
 		"return_to", "returnto", "returnurl", "continue", "ref", "source", "src", "from", "tab", "view",
-		"page", "sort", "order", "filter", "q", "theme", "mode", "section", "campaign", "medium":
+		"page", "sort", "order", "filter", "q", "theme", "mode", "section", "campaign", "medium",
+		"action", "do", "cmd", "op", "route", "controller", "module", "task", "option", "layout":
 		return true
 	}
 	return false

@@ -59,6 +59,13 @@ func TestBestLink(t *testing.T) {
 		{"form for the code", htmlMsg(`<p>Your code is 482913.</p><a href="https://a.test/sign_in/verify_identity?pending_identity_id=2e7b9c41-6a3f">Enter Verification Code →</a>`), "", ""},
 		// GoToSocial tells its moderators of a sign-up.
 		{"moderation page", extract.Message{Text: "To view the sign-up, paste the following link into your browser: https://a.test/settings/moderation/accounts/01JQ8M4ZK7XW2R5N9TBV3CE6HD\n"}, "", ""},
+		// SMF: the activation page without the code is where it is typed
+		// in; the URL that extends it with the code is the action.
+		{"the URL without its code is the form", extract.Message{Text: "Activate your account: https://a.test/index.php?action=activate;u=73;code=8f3a1c9e2b\n\nShould you have any problems with activation, please visit https://a.test/index.php?action=activate;u=73 and use the code \"8f3a1c9e2b\".\n"},
+			"https://a.test/index.php?action=activate;u=73;code=8f3a1c9e2b", extract.KindVerify},
+		{"a page chosen by action=", extract.Message{Text: "Thank you for registering. If you forget your password, you may change it at https://a.test/index.php?action=reminder\n"}, "", ""},
+		// oCIS: a shared space to look at is no action.
+		{"a resource to view", extract.Message{Subject: "Alice invited you to join Marketing", Text: "Alice has invited you to join \"Marketing\".\n\nClick here to view it: https://a.test/f/7a3e9c12-5b4d-4f81-a6e0-2d9c8b1f3e57\n"}, "", ""},
 		{"list page", htmlMsg(`Please click the link below to view their application.<br><a href="https://a.test/registration_applications">View Applications</a>`), "", ""},
 		{"navigation query names no request", htmlMsg(`<a href="https://a.test/verify?lang=de&amp;utm_source=mail">Verify</a>`), "", ""},
 		{"short query value names a request", htmlMsg(`<a href="https://a.test/confirm?t=abcd">Confirm</a>`), "https://a.test/confirm?t=abcd", extract.KindConfirm},

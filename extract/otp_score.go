@@ -217,7 +217,7 @@ func (v *textView) bound(c candidate) bool {
 		if v.distance(h.end, c.s, windowBind+1) > windowBind {
 			return false
 		}
-		if h.kw.class == kwCode && h.kw.weight == 1 && !v.numberBetween(h.end, c.s) {
+		if h.kw.class == kwCode && h.kw.weight >= 0.9 && !v.numberBetween(h.end, c.s) {
 			return true
 		}
 	}

@@ -44,6 +44,7 @@ func TestBestOTP(t *testing.T) {
 		// Firezone's sign-in token, Joomla's reset code.
 		{"sign-in token", extract.Message{Subject: "Firezone sign in token", Text: "Copy and paste the following token into the Sign In form\n\nk7mdtq\n\nor click on the link."}, "k7mdtq", "k7mdtq"},
 		{"long token bound by its keyword", extract.Message{Text: "To reset your password, submit this verification code.\n\nThe verification code is 9f3b7c1e5a2d48f6b0c4e8a1d7f5b3c9\n"}, "9f3b7c1e5a2d48f6b0c4e8a1d7f5b3c9", "9f3b7c1e5a2d48f6b0c4e8a1d7f5b3c9"},
+		{"long token labelled on its line", extract.Message{Text: "You will need to enter the following:\nUsername: alice\nActivation Code: Hx4bNe9PqT2mWz7Lk0cRv5YsJd8Gf3\n"}, "Hx4bNe9PqT2mWz7Lk0cRv5YsJd8Gf3", "Hx4bNe9PqT2mWz7Lk0cRv5YsJd8Gf3"},
 		{"long token without its keyword", extract.Message{Text: "Your code review: commit 9f3b7c1e5a2d48f6b0c4e8a1d7f5b3c9 was merged."}, "", ""},
 		{"three letter groups of four", extract.Message{Text: "Your recovery code:\n\nQHTR-MWZK-XPLA\n"}, "QHTRMWZKXPLA", "QHTR-MWZK-XPLA"},
 		{"url digits", extract.Message{Text: "Your code: https://x.test/c/482913"}, "", ""},

@@ -29,6 +29,10 @@ type realCase struct {
 		Link *string `json:"link"`
 	} `json:"expect"`
 	Note string `json:"note"`
+	// Miss says why the extractor is known to miss this tune case. It
+	// still counts in the figures; the test fails when a marked case no
+	// longer misses, so that the marks stay true.
+	Miss string `json:"miss"`
 }
 
 func loadRealCorpus(t *testing.T) []realCase {
@@ -104,8 +108,12 @@ func TestRealCorpus(t *testing.T) {
 		if c.Expect.Code != nil {
 			want = *c.Expect.Code
 		}
+		missed := false
 		miss := func(format string, args ...any) {
+			missed = true
 			switch {
+			case c.Split == "tune" && c.Miss != "":
+				t.Logf("%s (known miss: %s): %s", c.File, c.Miss, fmt.Sprintf(format, args...))
 			case c.Split == "tune":
 				t.Errorf("%s: %s", c.File, fmt.Sprintf(format, args...))
 			case *blindDetail:
@@ -125,6 +133,9 @@ func TestRealCorpus(t *testing.T) {
 		l, found := extract.BestLink(m)
 		if !link[c.Split].add(wantLink, l.URL, found) {
 			miss("BestLink = %+v, %v; want %q\nlinks: %+v", l, found, wantLink, extract.Links(m))
+		}
+		if c.Miss != "" && !missed {
+			t.Errorf("%s: marked as a known miss (%s) but found: remove the mark", c.File, c.Miss)
 		}
 	}
 	for _, split := range realSplits {
