@@ -49,7 +49,7 @@ func (v *textView) tokens() []token {
 	in := false
 	for i, r := range v.runes {
 		if !isTokenRune(r) {
-			if in && (cur.digits > 0 || cur.codeable() || cur.lowerGroup()) {
+			if in && v.keep(cur) {
 				out = append(out, cur)
 			}
 			in = false
@@ -74,10 +74,24 @@ func (v *textView) tokens() []token {
 			cur.other++
 		}
 	}
-	if in && (cur.digits > 0 || cur.codeable() || cur.lowerGroup()) {
+	if in && v.keep(cur) {
 		out = append(out, cur)
 	}
 	return out
+}
+
+// keep reports a token that can be part of a code or a number. A short
+// lowercase word is kept only when a dash joins it to the next or the
+// previous one: prose has many such words, dashed codes few.
+func (v *textView) keep(t token) bool {
+	if t.digits > 0 || t.codeable() {
+		return true
+	}
+	if !t.lowerGroup() {
+		return false
+	}
+	return t.e+1 < len(v.runes) && isDash(v.runes[t.e]) && isTokenRune(v.runes[t.e+1]) ||
+		t.s >= 2 && isDash(v.runes[t.s-1]) && isTokenRune(v.runes[t.s-2])
 }
 
 func isTokenRune(r rune) bool {
