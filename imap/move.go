@@ -2,6 +2,7 @@ package imap
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 
@@ -34,6 +35,14 @@ import (
 // cut off gets the same repair, which notes the original's fingerprint
 // only then (the normal path pays nothing) and compares every message of
 // the target; an original already gone means the MOVE happened.
+//
+// A move whose outcome the repair could not learn (no connection worked
+// before ctx ended, or no copy was there yet while the server may still
+// run the command) fails with an *UnfinishedMoveError, and the Client
+// remembers it: a later Move of that message, the original again or its
+// copy from the target, first finishes it (removes the original when the
+// copy is there) instead of making a second copy. A retry of the same
+// move then reports the copy the first one made.
 func (c *Client) Move(ctx context.Context, from string, uid uint32, to string) (uint32, error) {
 	op := fmt.Sprintf("move message %d from %q to %q", uid, from, to)
 	err := checkTarget(from, uid)
@@ -48,9 +57,10 @@ func (c *Client) Move(ctx context.Context, from string, uid uint32, to string) (
 	}
 	var (
 		newUID uint32
-		mv     *copyMove // the COPY path's progress, for a repair
+		mv     *copyMove // the COPY or MOVE sent, for a repair
 	)
 	err = c.do(ctx, op, func(cn *conn) error {
+		mv = nil // retryStale may run this twice
 		useMove := cn.caps.Has(goimap.CapMove)
 		if !useMove && !cn.caps.Has(goimap.CapUIDPlus) {
 			return fmt.Errorf("%w: the server has neither MOVE nor UIDPLUS, and a plain EXPUNGE could remove other messages", ErrUnsupported)
@@ -60,6 +70,11 @@ func (c *Client) Move(ctx context.Context, from string, uid uint32, to string) (
 			return err
 		}
 		if err := checkUIDs(cn, from, []uint32{uid}); err != nil {
+			return err
+		}
+		done, earlier, err := c.finishEarlier(cn, from, uid, to)
+		if err != nil || done {
+			newUID = earlier
 			return err
 		}
 		if useMove {
@@ -75,7 +90,17 @@ func (c *Client) Move(ctx context.Context, from string, uid uint32, to string) (
 		return err
 	})
 	if err != nil && mv.needsRepair(err) {
-		return c.repairMove(ctx, op, mv, err)
+		newUID, err = c.repairMove(ctx, op, mv, err)
+	}
+	switch {
+	case err == nil:
+		c.unfinished.forget(nil, from, uid) // the original is gone: a late copy of it cannot come
+	case mv.unknown():
+		c.unfinished.add(mv)
+		var ue *UnfinishedMoveError
+		if !errors.As(err, &ue) {
+			err = &UnfinishedMoveError{From: from, To: to, UID: uid, Err: err}
+		}
 	}
 	return newUID, err
 }
