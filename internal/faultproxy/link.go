@@ -368,9 +368,10 @@ func (p *Proxy) hold(l *link, dir Direction, chunk []byte) {
 	p.cut(l)
 }
 
-// Release forwards every chunk that Hold kept to its server, then closes
-// the sending side of that connection: the server reads the command, then
-// the end of the stream. Its answers are read by the link's own reader and
+// Release forwards every chunk that Hold kept to its server, whose side of
+// the connection stays open until Close: the server runs the command as
+// for a client still there (Dovecot drops a command that comes with the
+// end of the stream). Its answers are read by the link's own reader and
 // dropped. Release returns how many chunks it forwarded; it does not wait
 // for the server to act on them.
 func (p *Proxy) Release() int {
@@ -380,7 +381,6 @@ func (p *Proxy) Release() int {
 	p.mu.Unlock()
 	for _, h := range held {
 		_, _ = h.server.Write(h.chunk)
-		closeWrite(h.server)
 	}
 	p.mu.Lock()
 	p.released = append(p.released, held...)
