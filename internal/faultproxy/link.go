@@ -190,15 +190,18 @@ func (p *Proxy) cut(l *link) bool {
 // the whole link.
 func (p *Proxy) pipe(l *link, dir Direction, src, dst net.Conn) {
 	buf := make([]byte, p.opts.ChunkSize)
-	var lines []byte // downstream bytes waiting for the end of their line
-	rewrite := dir == Downstream && p.opts.RewriteDownstream != nil
+	var lines []byte // bytes waiting for the end of their line (rewrite)
+	rewrite := p.opts.RewriteDownstream
+	if dir == Upstream {
+		rewrite = p.opts.RewriteUpstream
+	}
 	for {
 		n, err := src.Read(buf)
 		if n > 0 {
 			chunk := buf[:n]
-			if rewrite {
+			if rewrite != nil {
 				lines = append(lines, chunk...)
-				chunk, lines = p.rewriteLines(lines)
+				chunk, lines = rewriteLines(lines, rewrite)
 			}
 			if len(chunk) > 0 && !p.forward(l, dir, dst, chunk) {
 				return
@@ -217,13 +220,13 @@ func (p *Proxy) pipe(l *link, dir Direction, src, dst net.Conn) {
 }
 
 // rewriteLines returns the complete lines of buf, rewritten, and the rest.
-func (p *Proxy) rewriteLines(buf []byte) (out, rest []byte) {
+func rewriteLines(buf []byte, rewrite func([]byte) []byte) (out, rest []byte) {
 	end := bytes.LastIndexByte(buf, '\n')
 	if end < 0 {
 		return nil, buf
 	}
 	for line := range bytes.Lines(buf[:end+1]) {
-		out = append(out, p.opts.RewriteDownstream(line)...)
+		out = append(out, rewrite(line)...)
 	}
 	rest = append([]byte(nil), buf[end+1:]...)
 	return out, rest

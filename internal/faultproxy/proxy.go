@@ -78,6 +78,10 @@ type Options struct {
 	// instead (nil or empty drops it). Bytes are held until their line is
 	// complete, so use it only for line-based protocols (IMAP, SMTP).
 	RewriteDownstream func(line []byte) []byte
+	// RewriteUpstream is RewriteDownstream for the client's lines: turn a
+	// command into another, to play a server that answers OK without doing
+	// what it was asked, say.
+	RewriteUpstream func(line []byte) []byte
 }
 
 // Stats counts what the proxy did since New.
