@@ -313,7 +313,7 @@ func (mv *copyMove) findCopy(cn *conn) (uint32, error) {
 // anything is copied a second time.
 const (
 	maxUnfinished = 64
-	unfinishedTTL = 5 * time.Minute
+	unfinishedTTL = 2 * time.Minute
 )
 
 // unfinishedMoves are the moves whose outcome is unknown, oldest first.
