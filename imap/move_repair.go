@@ -304,11 +304,11 @@ func (mv *copyMove) findCopy(cn *conn) (uint32, error) {
 // the command after the repair had looked (a command can sit in a busy
 // server's socket buffer after its connection is gone). The caller, told
 // that the move failed, then finds the message in both folders and moves
-// one of them again, which made a second copy (TestFaultMoveNoLoss: one
-// duplicate in a few runs, on Dovecot and in-process under load). So the
-// Client remembers such moves for a while, and a Move that may meet one
-// finishes it first (finishEarlier): a move of the same message from the
-// same folder, or of a message in the folder it went to that has its
+// one of them again, which made a second copy (as
+// TestFaultMoveAgainAfterLateCopy plays through the proxy). So the Client
+// remembers such moves for a while, and a Move that may meet one finishes
+// it first (finishEarlier): a move of the same message from the same
+// folder, or of a message in the folder it went to that has its
 // fingerprint. What the server did is learned again there, before
 // anything is copied a second time.
 const (
