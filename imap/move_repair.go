@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	goimap "github.com/emersion/go-imap/v2"
@@ -68,6 +69,9 @@ type copyMove struct {
 	byMove bool
 	noted  bool      // the fingerprint is known
 	at     time.Time // when it joined the unfinished moves
+	// lateFrom: a copy in the target that a repair's search did not find
+	// has a UID of at least this (0: not searched yet).
+	lateFrom atomic.Uint32
 }
 
 // prepare notes the target's UIDNEXT and the original's fingerprint.
@@ -279,6 +283,11 @@ func (mv *copyMove) findCopy(cn *conn) (uint32, error) {
 	if err != nil {
 		return 0, err
 	}
+	// A copy the search did not see yet gets a UID from the UIDNEXT of the
+	// target's selection on (finishEarlier looks at newer UIDs only).
+	if sel.uidNext > mv.lateFrom.Load() {
+		mv.lateFrom.Store(sel.uidNext)
+	}
 	uids = above(uids, mv.uidNext-1)
 	slices.Sort(uids)
 	if len(uids) == 0 {
@@ -413,6 +422,9 @@ func (c *Client) finishEarlier(cn *conn, from string, uid uint32, to string) (do
 	if same == nil && len(into) == 0 {
 		return false, 0, nil
 	}
+	// A message older than what a repair of the move saw cannot be a copy
+	// it missed: most moves from the folder pay nothing more.
+	into = slices.DeleteFunc(into, func(mv *copyMove) bool { return uid < max(mv.lateFrom.Load(), mv.uidNext) })
 	if len(into) > 0 {
 		fp := &copyMove{from: from, uid: uid}
 		if _, err := fp.fingerprint(cn); err != nil {
