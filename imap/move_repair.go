@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	goimap "github.com/emersion/go-imap/v2"
@@ -65,7 +67,11 @@ type copyMove struct {
 	// cost every move two round trips); a repair notes the original's
 	// fingerprint afterwards and compares every message of the target.
 	byMove bool
-	noted  bool // the fingerprint is known
+	noted  bool      // the fingerprint is known
+	at     time.Time // when it joined the unfinished moves
+	// lateFrom: a copy in the target that a repair's search did not find
+	// has a UID of at least this (0: not searched yet).
+	lateFrom atomic.Uint32
 }
 
 // prepare notes the target's UIDNEXT and the original's fingerprint.
@@ -277,6 +283,11 @@ func (mv *copyMove) findCopy(cn *conn) (uint32, error) {
 	if err != nil {
 		return 0, err
 	}
+	// A copy the search did not see yet gets a UID from the UIDNEXT of the
+	// target's selection on (finishEarlier looks at newer UIDs only).
+	if sel.uidNext > mv.lateFrom.Load() {
+		mv.lateFrom.Store(sel.uidNext)
+	}
 	uids = above(uids, mv.uidNext-1)
 	slices.Sort(uids)
 	if len(uids) == 0 {
@@ -294,4 +305,176 @@ func (mv *copyMove) findCopy(cn *conn) (uint32, error) {
 		}
 	}
 	return 0, nil
+}
+
+// Unfinished moves. A move whose COPY (or MOVE) went out and whose outcome
+// Move could not learn may still leave the message in both folders: the
+// repair could not reach the server before ctx ended, or the server ran
+// the command after the repair had looked (a command can sit in a busy
+// server's socket buffer after its connection is gone). The caller, told
+// that the move failed, then finds the message in both folders and moves
+// one of them again, which made a second copy (as
+// TestFaultMoveAgainAfterLateCopy plays through the proxy). So the Client
+// remembers such moves for a while, and a Move that may meet one finishes
+// it first (finishEarlier): a move of the same message from the same
+// folder, or of a message in the folder it went to that has its
+// fingerprint. What the server did is learned again there, before
+// anything is copied a second time.
+const (
+	maxUnfinished = 64
+	unfinishedTTL = 2 * time.Minute
+)
+
+// unfinishedMoves are the moves whose outcome is unknown, oldest first.
+type unfinishedMoves struct {
+	mu   sync.Mutex
+	list []*copyMove
+	// settling serializes finishing them: two Moves may meet the same one.
+	settling sync.Mutex
+}
+
+// add remembers mv (from now), forgetting the oldest beyond maxUnfinished.
+func (u *unfinishedMoves) add(mv *copyMove) {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	mv.at = time.Now()
+	u.list = append(u.list, mv)
+	if n := len(u.list) - maxUnfinished; n > 0 {
+		u.list = slices.Delete(u.list, 0, n)
+	}
+}
+
+// related returns the unfinished move of uid from folder from (nil if
+// none) and those into from, after forgetting the expired ones.
+func (u *unfinishedMoves) related(from string, uid uint32) (same *copyMove, into []*copyMove) {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	u.list = slices.DeleteFunc(u.list, func(mv *copyMove) bool { return time.Since(mv.at) > unfinishedTTL })
+	from = canonicalFolder(from)
+	for _, mv := range u.list {
+		switch {
+		case canonicalFolder(mv.from) == from && mv.uid == uid:
+			if same == nil { // the oldest: its search for a copy covers the later ones'
+				same = mv
+			}
+		case canonicalFolder(mv.to) == from:
+			into = append(into, mv)
+		}
+	}
+	return same, into
+}
+
+// has reports whether mv is still remembered.
+func (u *unfinishedMoves) has(mv *copyMove) bool {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	return slices.Contains(u.list, mv)
+}
+
+// forget drops mv, or with mv nil every move of uid from folder from.
+func (u *unfinishedMoves) forget(mv *copyMove, from string, uid uint32) {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	u.list = slices.DeleteFunc(u.list, func(m *copyMove) bool {
+		return m == mv || mv == nil && canonicalFolder(m.from) == canonicalFolder(from) && m.uid == uid
+	})
+}
+
+// UnfinishedMoveError is the error of a Move whose connection broke after
+// its MOVE or COPY went out and whose outcome it could not learn: the
+// message may be in both folders, or reach the target later. It wraps the
+// connection's error (ErrConnection or a timeout), whose kind it keeps.
+// The Client remembers the move for a while: a later Move of the message,
+// from either folder, finishes this one first instead of copying again.
+type UnfinishedMoveError struct {
+	From, To string
+	UID      uint32
+	Err      error
+}
+
+// Error implements error.
+func (e *UnfinishedMoveError) Error() string {
+	return fmt.Sprintf("%v (the outcome is unknown: the message may be in %q, in %q or in both; moving it again finishes this move first)", e.Err, e.From, e.To)
+}
+
+// Unwrap returns the connection's error.
+func (e *UnfinishedMoveError) Unwrap() error { return e.Err }
+
+// unknown reports whether a move that failed may still have copied: its
+// COPY or MOVE went out and no answer said what the server did.
+func (mv *copyMove) unknown() bool {
+	return mv != nil && (mv.state == copySent || mv.state == copyDone)
+}
+
+// sameMessage reports whether o's fingerprint is mv's.
+func (mv *copyMove) sameMessage(o *copyMove) bool {
+	return mv.messageID == o.messageID && mv.size == o.size && mv.date.Unix() == o.date.Unix()
+}
+
+// finishEarlier finishes, on cn, the unfinished moves that moving uid from
+// folder from (selected, uid checked) to to may meet: those into from,
+// when uid may be their copy, and the one of uid itself. done: that one
+// had copied to to after all, and the original is gone now; newUID is the
+// copy. When it returns with done false, from is selected again and uid
+// checked again.
+func (c *Client) finishEarlier(cn *conn, from string, uid uint32, to string) (done bool, newUID uint32, err error) {
+	same, into := c.unfinished.related(from, uid)
+	if same == nil && len(into) == 0 {
+		return false, 0, nil
+	}
+	// A message older than what a repair of the move saw cannot be a copy
+	// it missed: most moves from the folder pay nothing more.
+	into = slices.DeleteFunc(into, func(mv *copyMove) bool { return uid < max(mv.lateFrom.Load(), mv.uidNext) })
+	if len(into) > 0 {
+		fp := &copyMove{from: from, uid: uid}
+		if _, err := fp.fingerprint(cn); err != nil {
+			return false, 0, err
+		}
+		for _, mv := range into {
+			if _, _, err := c.settle(cn, mv, fp); err != nil {
+				return false, 0, err
+			}
+		}
+	}
+	if same != nil {
+		n, copied, err := c.settle(cn, same, nil)
+		if err != nil {
+			return false, 0, err
+		}
+		if copied && canonicalFolder(same.to) == canonicalFolder(to) {
+			return true, n, nil
+		}
+	}
+	if _, err := cn.selectCurrent(from, true); err != nil {
+		return false, 0, err
+	}
+	return false, 0, checkUIDs(cn, from, []uint32{uid})
+}
+
+// settle finishes the unfinished move mv on cn as a repair does, unless
+// copyOf is set and is not a copy of mv's original by its fingerprint (a
+// move whose repair never ran has none yet: it is finished anyway). copied:
+// the copy is there, the original is gone now and mv is forgotten. A
+// server's refusal (NO, BAD: a folder deleted since, say) forgets mv too; a
+// broken connection keeps it for the next try.
+func (c *Client) settle(cn *conn, mv, copyOf *copyMove) (newUID uint32, copied bool, err error) {
+	c.unfinished.settling.Lock()
+	defer c.unfinished.settling.Unlock()
+	if !c.unfinished.has(mv) || copyOf != nil && mv.noted && !mv.sameMessage(copyOf) {
+		return 0, false, nil
+	}
+	newUID, copied, err = mv.finish(cn)
+	switch {
+	case err != nil && !isStatus(err) && !errors.Is(err, ErrUnsupported):
+		return 0, false, err
+	case err != nil:
+		c.unfinished.forget(mv, "", 0)
+		c.opts.Logger.Debug("imap: an unfinished move cannot be finished", "from", mv.from, "to", mv.to, "uid", mv.uid, "err", err)
+		return 0, false, nil
+	case copied:
+		c.unfinished.forget(mv, "", 0)
+		c.opts.Logger.Warn("imap: finished an earlier move that a broken connection left unfinished",
+			"from", mv.from, "to", mv.to, "uid", mv.uid, "new_uid", newUID, "message_id", mv.messageID)
+	}
+	return newUID, copied, nil
 }

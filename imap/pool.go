@@ -42,7 +42,8 @@ type Client struct {
 	retryAt  time.Time // no dial before this after a failure
 	lastErr  error     // the last dial failure, returned until retryAt
 
-	watch watchState // the watchers of folders (watch.go)
+	watch      watchState      // the watchers of folders (watch.go)
+	unfinished unfinishedMoves // moves whose outcome is unknown (move_repair.go)
 }
 
 // PoolStats is a snapshot of the pool.

@@ -16,9 +16,13 @@
 //     Resume;
 //   - slow every chunk down (SetDelay) or cap the bandwidth (SetRate);
 //   - cut each connection once it has forwarded n bytes (SetCutAfter), or
+//     only the next one accepted (CutNextAfter), or
 //     at random with probability p per chunk (SetCutProbability), after a
 //     random part of that chunk, with a rand seeded by Options.Seed;
-//   - decide per chunk in a Hook (cut when the client sends QUIT, say);
+//   - decide per chunk in a Hook (cut when the client sends QUIT, say),
+//     or hold a command back from the server while its client is cut, and
+//     deliver it later (Hold, Release): a command the server runs after
+//     its client gave up;
 //   - rewrite the server's lines (Options.RewriteDownstream: hide an IMAP
 //     capability, for one).
 //

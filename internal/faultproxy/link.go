@@ -20,6 +20,9 @@ type link struct {
 	client net.Conn
 	done   chan struct{} // closed by kill
 	bytes  atomic.Int64  // forwarded in both directions
+	// cutAfter cuts this link alone once it forwarded that many bytes (0:
+	// never); set once at admission (CutNextAfter), read under Proxy.mu.
+	cutAfter int64
 
 	mu     sync.Mutex
 	server net.Conn // nil until dialled
@@ -131,7 +134,8 @@ func (p *Proxy) admit(conn net.Conn) {
 		reset(conn)
 		return
 	}
-	l := &link{client: conn, done: make(chan struct{})}
+	l := &link{client: conn, done: make(chan struct{}), cutAfter: p.nextCutAfter}
+	p.nextCutAfter = 0
 	p.links[l] = struct{}{}
 	p.wg.Add(1)
 	p.mu.Unlock()
@@ -186,15 +190,18 @@ func (p *Proxy) cut(l *link) bool {
 // the whole link.
 func (p *Proxy) pipe(l *link, dir Direction, src, dst net.Conn) {
 	buf := make([]byte, p.opts.ChunkSize)
-	var lines []byte // downstream bytes waiting for the end of their line
-	rewrite := dir == Downstream && p.opts.RewriteDownstream != nil
+	var lines []byte // bytes waiting for the end of their line (rewrite)
+	rewrite := p.opts.RewriteDownstream
+	if dir == Upstream {
+		rewrite = p.opts.RewriteUpstream
+	}
 	for {
 		n, err := src.Read(buf)
 		if n > 0 {
 			chunk := buf[:n]
-			if rewrite {
+			if rewrite != nil {
 				lines = append(lines, chunk...)
-				chunk, lines = p.rewriteLines(lines)
+				chunk, lines = rewriteLines(lines, rewrite)
 			}
 			if len(chunk) > 0 && !p.forward(l, dir, dst, chunk) {
 				return
@@ -213,13 +220,13 @@ func (p *Proxy) pipe(l *link, dir Direction, src, dst net.Conn) {
 }
 
 // rewriteLines returns the complete lines of buf, rewritten, and the rest.
-func (p *Proxy) rewriteLines(buf []byte) (out, rest []byte) {
+func rewriteLines(buf []byte, rewrite func([]byte) []byte) (out, rest []byte) {
 	end := bytes.LastIndexByte(buf, '\n')
 	if end < 0 {
 		return nil, buf
 	}
 	for line := range bytes.Lines(buf[:end+1]) {
-		out = append(out, p.opts.RewriteDownstream(line)...)
+		out = append(out, rewrite(line)...)
 	}
 	rest = append([]byte(nil), buf[end+1:]...)
 	return out, rest
@@ -239,9 +246,15 @@ func (p *Proxy) forward(l *link, dir Direction, dst net.Conn, chunk []byte) bool
 		return false
 	}
 	pl, hook := p.plan(l, len(chunk))
-	if hook != nil && hook(dir, chunk) == Cut {
-		p.cut(l)
-		return false
+	if hook != nil {
+		switch hook(dir, chunk) {
+		case Cut:
+			p.cut(l)
+			return false
+		case Hold:
+			p.hold(l, dir, chunk)
+			return false
+		}
 	}
 	if pl.sleep > 0 && !sleep(l, pl.sleep) {
 		return false
@@ -276,9 +289,11 @@ func (p *Proxy) plan(l *link, n int) (plan, Hook) {
 	if p.cutProb > 0 && p.rng.Float64() < p.cutProb {
 		pl.keep, pl.cut = p.rng.IntN(n+1), true
 	}
-	if p.cutAfter > 0 {
-		if left := p.cutAfter - l.bytes.Load(); int64(pl.keep) >= left {
-			pl.keep, pl.cut = int(max(left, 0)), true
+	for _, after := range []int64{p.cutAfter, l.cutAfter} {
+		if after > 0 {
+			if left := after - l.bytes.Load(); int64(pl.keep) >= left {
+				pl.keep, pl.cut = int(max(left, 0)), true
+			}
 		}
 	}
 	pl.sleep = p.delay
@@ -323,4 +338,55 @@ func sleep(l *link, d time.Duration) bool {
 	case <-l.done:
 		return false
 	}
+}
+
+// heldChunk is a chunk that Hold keeps from the server, and the server's
+// side of its connection.
+type heldChunk struct {
+	server net.Conn
+	chunk  []byte
+}
+
+// hold takes l's server side away from l, keeps chunk for Release and
+// cuts the client's side. A downstream chunk is just cut: a client that
+// never gets its answer is a plain cut.
+func (p *Proxy) hold(l *link, dir Direction, chunk []byte) {
+	var server net.Conn
+	l.mu.Lock()
+	if dir == Upstream && !l.killed {
+		server, l.server = l.server, nil // kill and close leave it to Release and Close
+	}
+	l.mu.Unlock()
+	if server != nil {
+		p.mu.Lock()
+		closed := p.closed
+		if !closed {
+			p.held = append(p.held, &heldChunk{server: server, chunk: bytes.Clone(chunk)})
+		}
+		p.mu.Unlock()
+		if closed {
+			reset(server)
+		}
+	}
+	p.cut(l)
+}
+
+// Release forwards every chunk that Hold kept to its server, whose side of
+// the connection stays open until Close: the server runs the command as
+// for a client still there (Dovecot drops a command that comes with the
+// end of the stream). Its answers are read by the link's own reader and
+// dropped. Release returns how many chunks it forwarded; it does not wait
+// for the server to act on them.
+func (p *Proxy) Release() int {
+	p.mu.Lock()
+	held := p.held
+	p.held = nil
+	p.mu.Unlock()
+	for _, h := range held {
+		_, _ = h.server.Write(h.chunk)
+	}
+	p.mu.Lock()
+	p.released = append(p.released, held...)
+	p.mu.Unlock()
+	return len(held)
 }

@@ -47,6 +47,11 @@ const (
 	Forward Verdict = iota
 	// Cut cuts the connection before the chunk is forwarded.
 	Cut
+	// Hold cuts the client's side at once but keeps the server's side open
+	// and the chunk (an upstream one) held back, until Release forwards it:
+	// the server then runs a command whose client is long gone, as a busy
+	// server does with a command that sat in its socket buffer.
+	Hold
 )
 
 // Hook looks at every chunk before it is forwarded. It runs on the
@@ -73,6 +78,10 @@ type Options struct {
 	// instead (nil or empty drops it). Bytes are held until their line is
 	// complete, so use it only for line-based protocols (IMAP, SMTP).
 	RewriteDownstream func(line []byte) []byte
+	// RewriteUpstream is RewriteDownstream for the client's lines: turn a
+	// command into another, to play a server that answers OK without doing
+	// what it was asked, say.
+	RewriteUpstream func(line []byte) []byte
 }
 
 // Stats counts what the proxy did since New.
@@ -104,10 +113,14 @@ type Proxy struct {
 	delay    time.Duration // per chunk
 	rate     int           // bytes per second per connection and direction; 0: unlimited
 	cutAfter int64         // cut a connection after this many bytes; 0: never
-	cutProb  float64       // cut probability per chunk
-	hook     Hook
-	rng      *rand.Rand
-	stats    Stats
+	// nextCutAfter is CutNextAfter's n, for the next connection accepted.
+	nextCutAfter int64
+	cutProb      float64 // cut probability per chunk
+	hook         Hook
+	held         []*heldChunk // Hold's chunks, until Release or Close
+	released     []*heldChunk // their connections after Release, closed by Close
+	rng          *rand.Rand
+	stats        Stats
 }
 
 // New starts a proxy to opts.Target on 127.0.0.1:0.
@@ -283,6 +296,18 @@ func (p *Proxy) SetCutAfter(n int64) {
 	p.cutAfter = max(n, 0)
 }
 
+// CutNextAfter cuts the next connection the proxy accepts, and only that
+// one, once it has forwarded n bytes in both directions together: exactly
+// n bytes go through, then both sides get a reset. Connections accepted
+// after it are left alone, so a test can cut one exchange at every byte
+// offset in turn and let a client's recovery on a new connection run
+// undisturbed. 0 cancels a cut not yet assigned.
+func (p *Proxy) CutNextAfter(n int64) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.nextCutAfter = max(n, 0)
+}
+
 // SetCutProbability cuts a connection with probability prob at each chunk,
 // after forwarding a random part of that chunk (maybe none, maybe all). 0
 // turns it off; values are clamped to [0, 1].
@@ -306,6 +331,7 @@ func (p *Proxy) Heal() error {
 	p.SetDelay(0)
 	p.SetRate(0)
 	p.SetCutAfter(0)
+	p.CutNextAfter(0)
 	p.SetCutProbability(0)
 	p.SetHook(nil)
 	return p.Up()
@@ -333,10 +359,15 @@ func (p *Proxy) Close() error {
 	for l := range p.links {
 		links = append(links, l)
 	}
+	held := append(p.held, p.released...)
+	p.held, p.released = nil, nil
 	p.mu.Unlock()
 	p.cancel()
 	for _, l := range links {
 		l.kill()
+	}
+	for _, h := range held {
+		reset(h.server)
 	}
 	p.wg.Wait()
 	return nil
