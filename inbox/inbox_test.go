@@ -2,12 +2,16 @@ package inbox_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/email-mcp/email-mcp/extract"
 	"github.com/email-mcp/email-mcp/imap"
 	"github.com/email-mcp/email-mcp/inbox"
 	"github.com/email-mcp/email-mcp/internal/mailtest"
@@ -121,4 +125,89 @@ func TestResolveKinds(t *testing.T) {
 			t.Errorf("Resolve(%q) = %v, %v, want %v", id, got, err, in)
 		}
 	}
+}
+
+// An HTML-only message reaches the extractors as HTML alone: the text
+// rendered from it for people shows the quoted history and each link's
+// URL again, which the extractors' own rendering leaves out.
+func TestViewOfHTMLOnlyMail(t *testing.T) {
+	for _, tt := range []struct {
+		name, html string
+	}{
+		{"quoted old code", `<p>Thanks, that worked.</p><div class="gmail_quote"><p>Your verification code is 482913</p></div>`},
+		{"a link's URL shown in the text", `<p>A new conversation has been assigned to you. Click <a href="https://a.test/app/accounts/3/conversations/4821">here</a> to get cracking.</p>`},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			raw := "From: a@a.test\r\nTo: b@a.test\r\nSubject: Re: hello\r\nMIME-Version: 1.0\r\nContent-Type: text/html; charset=utf-8\r\n\r\n" + tt.html + "\r\n"
+			view, _ := inbox.View([]byte(raw))
+			if view.Text != "" {
+				t.Errorf("View().Text = %q, want none: the message has no text part", view.Text)
+			}
+			otp, foundOTP := extract.BestOTP(view)
+			link, foundLink := extract.BestLink(view)
+			if foundOTP || foundLink {
+				t.Errorf("found otp %+v (%v), link %+v (%v); want neither", otp, foundOTP, link, foundLink)
+			}
+		})
+	}
+}
+
+// TestRealCorpusThroughView reads every message of the extractor's corpus
+// of real templates (extract/testdata/real) the way the waits do, through
+// View, and wants the answers TestRealCorpus wants of the extractor: the
+// MIME decoding of the server and that of the extractor's tests must not
+// differ. Cases marked as known misses of the extractor are skipped.
+func TestRealCorpusThroughView(t *testing.T) {
+	dir := filepath.Join("..", "extract", "testdata", "real")
+	files, err := filepath.Glob(filepath.Join(dir, "cases*.json"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("%s/cases*.json: %v, %d files", dir, err, len(files))
+	}
+	n := 0
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var cases []struct {
+			File   string
+			Miss   string
+			Expect struct {
+				Code *string
+				Link *string
+			}
+		}
+		if err := json.Unmarshal(b, &cases); err != nil {
+			t.Fatalf("%s: %v", f, err)
+		}
+		for _, c := range cases {
+			if c.Miss != "" {
+				continue
+			}
+			raw, err := os.ReadFile(filepath.Join(dir, c.File))
+			if err != nil {
+				t.Fatal(err)
+			}
+			view, _ := inbox.View(raw)
+			otp, _ := extract.BestOTP(view)
+			link, _ := extract.BestLink(view)
+			if want := deref(c.Expect.Code); otp.Code != want {
+				t.Errorf("%s: otp %q, want %q", c.File, otp.Code, want)
+			}
+			if want := deref(c.Expect.Link); link.URL != want {
+				t.Errorf("%s: link %q, want %q", c.File, link.URL, want)
+			}
+			n++
+		}
+	}
+	if n < 500 {
+		t.Errorf("read %d cases, want the whole corpus", n)
+	}
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
 }
