@@ -8,7 +8,6 @@ import (
 	"testing"
 	"time"
 
-	goimap "github.com/emersion/go-imap/v2"
 	"github.com/emersion/go-imap/v2/imapclient"
 
 	"github.com/email-mcp/email-mcp/imap"
@@ -143,14 +142,11 @@ func waitBoth(t *testing.T, c *imapclient.Client, from, to, id string) (inFrom, 
 // uidOf is the UID of the one message of folder whose Message-ID is id.
 func uidOf(t *testing.T, c *imapclient.Client, folder, id string) uint32 {
 	t.Helper()
-	if _, err := c.Select(folder, &goimap.SelectOptions{ReadOnly: true}).Wait(); err != nil {
-		t.Fatalf("Examine(%q) = %v", folder, err)
+	uids := uidsByID(t, c, folder, id)
+	if len(uids) != 1 {
+		t.Fatalf("UID SEARCH for %s in %q = %v; want one UID", id, folder, uids)
 	}
-	d, err := c.UIDSearch(&goimap.SearchCriteria{Header: []goimap.SearchCriteriaHeaderField{{Key: "Message-ID", Value: id}}}, nil).Wait()
-	if err != nil || len(d.AllUIDs()) != 1 {
-		t.Fatalf("UID SEARCH for %s in %q = %v, %v; want one UID", id, folder, d, err)
-	}
-	return uint32(d.AllUIDs()[0])
+	return uint32(uids[0])
 }
 
 func boolInt(b bool) int {

@@ -93,6 +93,13 @@ const sweepStride = 3
 // connection of its own (not through the proxy), selected afresh.
 func countByID(t *testing.T, c *imapclient.Client, folder, id string) int {
 	t.Helper()
+	return len(uidsByID(t, c, folder, id))
+}
+
+// uidsByID returns the UIDs of the messages of folder whose Message-ID is
+// id, selecting folder afresh on c.
+func uidsByID(t *testing.T, c *imapclient.Client, folder, id string) []goimap.UID {
+	t.Helper()
 	if _, err := c.Select(folder, &goimap.SelectOptions{ReadOnly: true}).Wait(); err != nil {
 		t.Fatalf("Examine(%q) = %v", folder, err)
 	}
@@ -100,7 +107,7 @@ func countByID(t *testing.T, c *imapclient.Client, folder, id string) int {
 	if err != nil {
 		t.Fatalf("UID SEARCH in %q = %v", folder, err)
 	}
-	return len(d.AllUIDs())
+	return d.AllUIDs()
 }
 
 // loginBytes is what a connection through p exchanges until it is logged
