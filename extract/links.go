@@ -316,10 +316,7 @@ func dropPrefixes(links []*scoredLink) []*scoredLink {
 			shorter[sorted[i]] = true
 		}
 	}
-	if len(shorter) == 0 {
-		return links
-	}
-	return slices.DeleteFunc(slices.Clone(links), func(l *scoredLink) bool { return shorter[l] })
+	return slices.DeleteFunc(links, func(l *scoredLink) bool { return shorter[l] })
 }
 
 // rank adds the bonuses that depend on the whole message, maps the sums to

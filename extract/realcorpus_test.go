@@ -87,7 +87,7 @@ const (
 // misses are listed only with -blind-detail.
 func TestRealCorpus(t *testing.T) {
 	cases := loadRealCorpus(t)
-	otp, link := map[string]*tally{}, map[string]*tally{}
+	otp, link, count := map[string]*tally{}, map[string]*tally{}, map[string]int{}
 	for _, split := range realSplits {
 		otp[split], link[split] = &tally{}, &tally{}
 	}
@@ -99,6 +99,7 @@ func TestRealCorpus(t *testing.T) {
 		if !ok {
 			t.Fatalf("%s: split %q, want one of %v", c.File, c.Split, realSplits)
 		}
+		count[c.Split]++
 		raw, err := os.ReadFile(filepath.Join("testdata", "real", c.File))
 		if err != nil {
 			t.Fatal(err)
@@ -139,10 +140,17 @@ func TestRealCorpus(t *testing.T) {
 		}
 	}
 	for _, split := range realSplits {
+		if count[split] == 0 {
+			t.Logf("%-7s no cases", split)
+			continue
+		}
 		t.Logf("%-7s OTP:  %v", split, otp[split])
 		t.Logf("%-7s link: %v", split, link[split])
 	}
 	for _, split := range realSplits {
+		if count[split] == 0 {
+			continue
+		}
 		for _, st := range []struct {
 			what string
 			t    *tally
