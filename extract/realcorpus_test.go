@@ -1,7 +1,6 @@
 package extract_test
 
 import (
-	"encoding/json"
 	"flag"
 	"fmt"
 	"os"
@@ -9,56 +8,14 @@ import (
 	"testing"
 
 	"github.com/email-mcp/email-mcp/extract"
+	"github.com/email-mcp/email-mcp/internal/realcorpus"
 )
 
-// realCase is one message of testdata/real/cases*.json: a default template
-// of an open-source project rendered into a .eml (see testdata/real/README.md).
-type realCase struct {
-	File    string `json:"file"`
-	Project string `json:"project"`
-	Split   string `json:"split"` // one of realSplits
-	Source  struct {
-		Repo    string `json:"repo"`
-		Path    string `json:"path"`
-		Commit  string `json:"commit"`
-		Version string `json:"version"`
-	} `json:"source"`
-	Expect struct {
-		Code *string `json:"code"`
-		Raw  string  `json:"raw"`
-		Link *string `json:"link"`
-	} `json:"expect"`
-	Note string `json:"note"`
-	// Miss says why the extractor is known to miss this tune case. It
-	// still counts in the figures; the test fails when a marked case no
-	// longer misses, so that the marks stay true.
-	Miss string `json:"miss"`
-}
-
-func loadRealCorpus(t *testing.T) []realCase {
+func loadRealCorpus(t *testing.T) []realcorpus.Case {
 	t.Helper()
-	files, err := filepath.Glob(filepath.Join("testdata", "real", "cases*.json"))
-	if err != nil || len(files) == 0 {
-		t.Fatalf("testdata/real/cases*.json: %v, %d files", err, len(files))
-	}
-	var cases []realCase
-	seen := map[string]bool{}
-	for _, f := range files {
-		b, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var batch []realCase
-		if err := json.Unmarshal(b, &batch); err != nil {
-			t.Fatalf("%s: %v", f, err)
-		}
-		for _, c := range batch {
-			if seen[c.File] {
-				t.Errorf("%s: %s listed twice", f, c.File)
-			}
-			seen[c.File] = true
-		}
-		cases = append(cases, batch...)
+	cases, err := realcorpus.Load(filepath.Join("testdata", "real"))
+	if err != nil {
+		t.Fatal(err)
 	}
 	return cases
 }
@@ -105,10 +62,7 @@ func TestRealCorpus(t *testing.T) {
 			t.Fatal(err)
 		}
 		m := decodeMIME(t, string(raw))
-		want := ""
-		if c.Expect.Code != nil {
-			want = *c.Expect.Code
-		}
+		want := c.Code()
 		missed := false
 		miss := func(format string, args ...any) {
 			missed = true
@@ -127,10 +81,7 @@ func TestRealCorpus(t *testing.T) {
 		} else if found && c.Expect.Raw != "" && got.Raw != c.Expect.Raw {
 			miss("BestOTP().Raw = %q, want %q", got.Raw, c.Expect.Raw)
 		}
-		wantLink := ""
-		if c.Expect.Link != nil {
-			wantLink = *c.Expect.Link
-		}
+		wantLink := c.Link()
 		l, found := extract.BestLink(m)
 		if !link[c.Split].add(wantLink, l.URL, found) {
 			miss("BestLink = %+v, %v; want %q\nlinks: %+v", l, found, wantLink, extract.Links(m))

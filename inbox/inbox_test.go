@@ -2,7 +2,6 @@ package inbox_test
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -15,6 +14,7 @@ import (
 	"github.com/email-mcp/email-mcp/imap"
 	"github.com/email-mcp/email-mcp/inbox"
 	"github.com/email-mcp/email-mcp/internal/mailtest"
+	"github.com/email-mcp/email-mcp/internal/realcorpus"
 )
 
 // newInboxes is the inbox domain over a mailtest account (in-process, or
@@ -159,55 +159,31 @@ func TestViewOfHTMLOnlyMail(t *testing.T) {
 // differ. Cases marked as known misses of the extractor are skipped.
 func TestRealCorpusThroughView(t *testing.T) {
 	dir := filepath.Join("..", "extract", "testdata", "real")
-	files, err := filepath.Glob(filepath.Join(dir, "cases*.json"))
-	if err != nil || len(files) == 0 {
-		t.Fatalf("%s/cases*.json: %v, %d files", dir, err, len(files))
+	cases, err := realcorpus.Load(dir)
+	if err != nil {
+		t.Fatal(err)
 	}
 	n := 0
-	for _, f := range files {
-		b, err := os.ReadFile(f)
+	for _, c := range cases {
+		if c.Miss != "" {
+			continue
+		}
+		raw, err := os.ReadFile(filepath.Join(dir, c.File))
 		if err != nil {
 			t.Fatal(err)
 		}
-		var cases []struct {
-			File   string
-			Miss   string
-			Expect struct {
-				Code *string
-				Link *string
-			}
+		view, _ := inbox.View(raw)
+		otp, _ := extract.BestOTP(view)
+		link, _ := extract.BestLink(view)
+		if otp.Code != c.Code() {
+			t.Errorf("%s: otp %q, want %q", c.File, otp.Code, c.Code())
 		}
-		if err := json.Unmarshal(b, &cases); err != nil {
-			t.Fatalf("%s: %v", f, err)
+		if link.URL != c.Link() {
+			t.Errorf("%s: link %q, want %q", c.File, link.URL, c.Link())
 		}
-		for _, c := range cases {
-			if c.Miss != "" {
-				continue
-			}
-			raw, err := os.ReadFile(filepath.Join(dir, c.File))
-			if err != nil {
-				t.Fatal(err)
-			}
-			view, _ := inbox.View(raw)
-			otp, _ := extract.BestOTP(view)
-			link, _ := extract.BestLink(view)
-			if want := deref(c.Expect.Code); otp.Code != want {
-				t.Errorf("%s: otp %q, want %q", c.File, otp.Code, want)
-			}
-			if want := deref(c.Expect.Link); link.URL != want {
-				t.Errorf("%s: link %q, want %q", c.File, link.URL, want)
-			}
-			n++
-		}
+		n++
 	}
 	if n < 500 {
 		t.Errorf("read %d cases, want the whole corpus", n)
 	}
-}
-
-func deref(s *string) string {
-	if s == nil {
-		return ""
-	}
-	return *s
 }

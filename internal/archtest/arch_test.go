@@ -45,6 +45,7 @@ var allowed = map[string][]string{
 	"oauth":               nil,
 	"internal/mailtest":   {"devmail"},
 	"internal/faultproxy": nil,
+	"internal/realcorpus": nil,
 	"internal/archtest":   nil,
 	"web":                 nil,
 	"transport":           {"mcpkit", "auth"},
