@@ -101,6 +101,9 @@ type Spec struct {
 	// args are the argument names the tool declares (its input schema's
 	// properties), filled by register; a call with any other is refused.
 	args map[string]bool
+	// required are the arguments its input schema requires, in order: a
+	// call without one of them (or with null) is refused before Handle.
+	required []string
 	// routes are the instances of this tool by account, with more than one
 	// account (accounts.go); nil serves the spec itself.
 	routes map[string]*Spec
@@ -178,6 +181,7 @@ func (s *Server) register(sp *Spec) error {
 	for name := range tool.InputSchema.Properties {
 		sp.args[name] = true
 	}
+	sp.required = tool.InputSchema.Required
 	s.served[sp.Name] = sp
 	s.mcp.AddTool(tool, s.wrap(sp))
 	return nil
@@ -250,7 +254,10 @@ func (s *Server) wrap(sp *Spec) server.ToolHandlerFunc {
 func (s *Server) run(ctx context.Context, sp *Spec, req mcp.CallToolRequest) (out any, text []byte, cleaned bool, err error) {
 	args := req.GetArguments()
 	target, account := sp, ""
-	if err = sp.undeclared(args); err == nil && !sp.global {
+	if err = sp.undeclared(args); err == nil {
+		err = sp.missing(args)
+	}
+	if err == nil && !sp.global {
 		target, account, err = s.route(ctx, sp, args)
 	}
 	if err != nil {
@@ -307,6 +314,25 @@ func (sp *Spec) undeclared(args map[string]any) error {
 		}
 	}
 	return nil
+}
+
+// missing refuses a call that lacks a required argument or gives it as
+// null, naming every one missing: handlers may take a required argument
+// as given.
+func (sp *Spec) missing(args map[string]any) error {
+	var names []string
+	for _, name := range sp.required {
+		if v, ok := args[name]; !ok || v == nil {
+			names = append(names, name)
+		}
+	}
+	switch len(names) {
+	case 0:
+		return nil
+	case 1:
+		return InvalidArg("%s is required", names[0])
+	}
+	return InvalidArg("%s and %s are required", strings.Join(names[:len(names)-1], ", "), names[len(names)-1])
 }
 
 func (s *Server) logCall(ctx context.Context, sp *Spec, start time.Time, te *Error) {

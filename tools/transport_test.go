@@ -249,3 +249,43 @@ func TestToolsListGolden(t *testing.T) {
 		}
 	}
 }
+
+// TestRequiredArguments: every tool refuses a call without its required
+// arguments, or with them null, before its handler runs, naming each one.
+func TestRequiredArguments(t *testing.T) {
+	env := newTestEnv(t, tools.Options{})
+	c, err := client.NewInProcessClient(env.tools.MCP())
+	if err != nil {
+		t.Fatal(err)
+	}
+	initClient(t, c)
+	list, err := c.ListTools(context.Background(), mcp.ListToolsRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	checked := 0
+	for _, tool := range list.Tools {
+		req := tool.InputSchema.Required
+		if len(req) == 0 {
+			continue
+		}
+		checked++
+		want := "INVALID_ARGUMENT: " + req[0] + " is required"
+		if len(req) > 1 {
+			want = "INVALID_ARGUMENT: " + strings.Join(req[:len(req)-1], ", ") + " and " + req[len(req)-1] + " are required"
+		}
+		nulls := map[string]any{}
+		for _, name := range req {
+			nulls[name] = nil
+		}
+		for _, args := range []map[string]any{{}, nulls} {
+			res := callTool(t, c, tool.Name, args)
+			if got := res.Content[0].(mcp.TextContent).Text; !res.IsError || got != want {
+				t.Errorf("%s(%v) = isError %v %q, want %q", tool.Name, args, res.IsError, got, want)
+			}
+		}
+	}
+	if checked < 10 {
+		t.Errorf("%d tools with required arguments, want at least 10", checked)
+	}
+}
