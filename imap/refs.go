@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strconv"
+	"strings"
 )
 
 // Ref names a message of a folder: its UID and, for an id
@@ -48,3 +50,17 @@ func RefUIDs(ctx context.Context, r ValidityReader, folder string, refs []Ref) (
 // ID is the ref as an id, msg_<uidvalidity>_<uid>: what every tool returns
 // as a message's id, valid while the folder's UIDVALIDITY is.
 func (r Ref) ID() string { return fmt.Sprintf("msg_%d_%d", r.Validity, r.UID) }
+
+// ParseID reads an id msg_<uidvalidity>_<uid> (Ref.ID) with a UIDVALIDITY
+// other than 0; ok is false for anything else. A UID of 0 is the caller's
+// to refuse (inbox takes msg_<v>_0 as "before any message").
+func ParseID(s string) (r Ref, ok bool) {
+	rest, found := strings.CutPrefix(s, "msg_")
+	vs, us, found2 := strings.Cut(rest, "_")
+	v, err1 := strconv.ParseUint(vs, 10, 32)
+	u, err2 := strconv.ParseUint(us, 10, 32)
+	if !found || !found2 || err1 != nil || err2 != nil || v == 0 {
+		return Ref{}, false
+	}
+	return Ref{UID: uint32(u), Validity: uint32(v)}, true
+}

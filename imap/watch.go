@@ -295,3 +295,31 @@ func (s *Subscription) finish(err error) {
 		close(s.ch)
 	}
 }
+
+// WatchNew calls arrived with the UID of each message that reaches folder
+// from now on (through the folder's watcher, as Subscribe) until ctx ends,
+// which returns nil, or the subscription fails, which returns its error;
+// ready is called once it is subscribed. The web inbox's live view uses it.
+func (c *Client) WatchNew(ctx context.Context, folder string, ready func(), arrived func(uid uint32)) error {
+	_, next, err := c.UIDNext(ctx, folder)
+	if err != nil {
+		return InFolder(err, folder)
+	}
+	sub, err := c.Subscribe(ctx, folder, next-1)
+	if err != nil {
+		return InFolder(err, folder)
+	}
+	defer sub.Close()
+	ready()
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case m, ok := <-sub.C:
+			if !ok {
+				return sub.Err()
+			}
+			arrived(m.UID)
+		}
+	}
+}

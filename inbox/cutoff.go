@@ -2,7 +2,6 @@ package inbox
 
 import (
 	"context"
-	"fmt"
 	"time"
 
 	"github.com/email-mcp/email-mcp/imap"
@@ -19,7 +18,7 @@ type cutoff struct {
 // nextSince is the since that continues after the last message a wait
 // looked at: a retry with it misses nothing and repeats nothing.
 func (c cutoff) nextSince(lastUID uint32) string {
-	return fmt.Sprintf("msg_%d_%d", c.validity, max(lastUID, c.afterUID))
+	return imap.Ref{UID: max(lastUID, c.afterUID), Validity: c.validity}.ID()
 }
 
 // pinCutoff turns since into a cutoff. Omitted: mail that arrives after the

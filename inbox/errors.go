@@ -52,22 +52,10 @@ func (e *Error) Unwrap() error { return e.Cause }
 
 // FolderError is an imap error met in a folder the caller may need to
 // name (imap.ErrFolderNotFound, imap.ErrUIDValidityChanged, ...).
-type FolderError struct {
-	Folder string
-	Err    error
-}
-
-func (e *FolderError) Error() string { return fmt.Sprintf("folder %q: %v", e.Folder, e.Err) }
-
-func (e *FolderError) Unwrap() error { return e.Err }
+type FolderError = imap.FolderError
 
 // inFolder wraps err with its folder; nil stays nil.
-func inFolder(err error, folder string) error {
-	if err == nil {
-		return nil
-	}
-	return &FolderError{Folder: folder, Err: err}
-}
+func inFolder(err error, folder string) error { return imap.InFolder(err, folder) }
 
 func invalid(format string, args ...any) *Error {
 	return &Error{Kind: Invalid, Msg: fmt.Sprintf(format, args...)}

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/email-mcp/email-mcp/imap"
 )
 
 // Since is the since argument of the wait tools, in every form users write
@@ -79,11 +81,11 @@ func (s *Since) UnmarshalJSON(b []byte) error {
 // parseSince reads one since (not empty) with now as the server's clock.
 func parseSince(text string, now time.Time) (Since, error) {
 	if strings.HasPrefix(text, "msg_") {
-		v, uid, ok := parseSinceID(text)
+		ref, ok := imap.ParseID(text) // uid 0 included: a next_since before any message
 		if !ok {
 			return Since{}, sinceError(text)
 		}
-		return Since{kind: sinceID, validity: v, uid: uid, raw: text}, nil
+		return Since{kind: sinceID, validity: ref.Validity, uid: ref.UID, raw: text}, nil
 	}
 	if n, err := strconv.ParseFloat(text, 64); err == nil && isDecimal(text) {
 		return sinceNumber(n, text, now)
@@ -146,18 +148,6 @@ func parseSinceTime(s string) (time.Time, bool) {
 		}
 	}
 	return time.Time{}, false
-}
-
-// parseSinceID accepts msg_<uidvalidity>_<uid>, uid 0 included (a
-// next_since before any message).
-func parseSinceID(s string) (validity, uid uint32, ok bool) {
-	vs, us, found := strings.Cut(strings.TrimPrefix(s, "msg_"), "_")
-	v, err1 := strconv.ParseUint(vs, 10, 32)
-	u, err2 := strconv.ParseUint(us, 10, 32)
-	if !found || err1 != nil || err2 != nil || v == 0 {
-		return 0, 0, false
-	}
-	return uint32(v), uint32(u), true
 }
 
 // sinceArgError is an Invalid error about since.

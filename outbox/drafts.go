@@ -49,14 +49,11 @@ func NewDrafts(store DraftStore, o *Outbox, files *attachments.Workspace) *Draft
 
 // Ref names a message: its UID and, for an id, the UIDVALIDITY it was
 // issued under (0: a plain UID, not checked).
-type Ref struct {
-	UID      uint32
-	Validity uint32
-}
+type Ref = imap.Ref
 
-// MessageRef is the id of message uid in a folder of UIDVALIDITY validity:
-// msg_<uidvalidity>_<uid>, as every tool writes it.
-func MessageRef(validity, uid uint32) string { return fmt.Sprintf("msg_%d_%d", validity, uid) }
+// MessageRef is the id of message uid in a folder of UIDVALIDITY validity
+// (imap.Ref.ID).
+func MessageRef(validity, uid uint32) string { return Ref{UID: uid, Validity: validity}.ID() }
 
 // Saved is a draft just stored.
 type Saved struct {

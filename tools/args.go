@@ -19,10 +19,8 @@ import (
 // number or a numeric string (the seed accepted both), or an id
 // "msg_<uidvalidity>_<uid>" as search_emails returns, which also pins the
 // folder's UIDVALIDITY: once the folder is recreated the id is refused.
-type UID struct {
-	UID      uint32
-	Validity uint32 // 0 when given as a plain number
-}
+// Its fields are imap.Ref's: Validity is 0 when given as a plain number.
+type UID imap.Ref
 
 // UnmarshalJSON accepts 42, "42", 42.0 and "msg_7_42"; anything else is an
 // error naming what was given.
@@ -31,8 +29,8 @@ func (u *UID) UnmarshalJSON(b []byte) error {
 	if unq, err := strconv.Unquote(s); err == nil {
 		s = strings.TrimSpace(unq)
 	}
-	if v, uid, ok := parseMsgID(s); ok {
-		*u = UID{UID: uid, Validity: v}
+	if r, ok := imap.ParseID(s); ok && r.UID != 0 {
+		*u = UID(r)
 		return nil
 	}
 	f, err := strconv.ParseFloat(s, 64)
@@ -49,20 +47,3 @@ func uidSchema() mcp.PropertyOption { return mcpkit.Types("integer", "string") }
 // msgID is the id of a message: valid while the folder's UIDVALIDITY is
 // (imap.Ref.ID).
 func msgID(validity, uid uint32) string { return imap.Ref{UID: uid, Validity: validity}.ID() }
-
-func parseMsgID(s string) (validity, uid uint32, ok bool) {
-	rest, found := strings.CutPrefix(s, "msg_")
-	if !found {
-		return 0, 0, false
-	}
-	vs, us, found := strings.Cut(rest, "_")
-	if !found {
-		return 0, 0, false
-	}
-	v, err1 := strconv.ParseUint(vs, 10, 32)
-	n, err2 := strconv.ParseUint(us, 10, 32)
-	if err1 != nil || err2 != nil || v == 0 || n == 0 {
-		return 0, 0, false
-	}
-	return uint32(v), uint32(n), true
-}

@@ -39,37 +39,9 @@ func createFolderSpec(mail MailAdmin) *mcpkit.Spec {
 }
 
 func createFolder(ctx context.Context, mail MailAdmin, args createFolderArgs) (*FolderResult, error) {
-	folders, err := mail.ListFolders(ctx, false)
+	f, err := mail.CreateUserFolder(ctx, args.Name, args.Parent)
 	if err != nil {
 		return nil, err
 	}
-	delim := serverDelimiter(folders)
-	if err := checkNewName(args.Name, "name", delim); err != nil {
-		return nil, err
-	}
-	name := args.Name
-	if args.Parent != "" {
-		p := findFolder(folders, args.Parent)
-		switch {
-		case p == nil:
-			return nil, mcpkit.Errorf(CodeFolderNotFound, "parent folder %q does not exist (list_folders shows the names)", mcpkit.Truncate(args.Parent, 200))
-		case p.Delimiter == "":
-			return nil, mcpkit.InvalidArg("this server has no folder hierarchy: create %q without parent", mcpkit.Truncate(args.Name, 200))
-		}
-		delim = p.Delimiter
-		name = p.Name + delim + args.Name
-	}
-	if err := checkNewName(name, "name", delim); err != nil {
-		return nil, err
-	}
-	if err := checkNotOwn(name, "name"); err != nil {
-		return nil, err
-	}
-	if f := findFolder(folders, name); f != nil {
-		return nil, mcpkit.InvalidArg("folder %q exists already", f.Name)
-	}
-	if err := mail.CreateFolder(ctx, name); err != nil {
-		return nil, folderError(err, name)
-	}
-	return &FolderResult{Success: true, Name: name, Delimiter: delim}, nil
+	return &FolderResult{Success: true, Name: f.Name, Delimiter: f.Delimiter}, nil
 }

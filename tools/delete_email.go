@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
-	"strings"
 	"unicode/utf8"
 
 	"github.com/mark3labs/mcp-go/mcp"
@@ -71,7 +70,7 @@ func deleteEmail(ctx context.Context, mail MailAdmin, args deleteArgs) (*DeleteR
 	if err := checkRecordFolder(folder); err != nil {
 		return nil, err
 	}
-	if err := checkNotOwn(folder, "folder"); err != nil { // the inboxes' markers
+	if err := imap.CheckNotOwn(folder, "folder"); err != nil { // the inboxes' markers
 		return nil, err
 	}
 	uids, err := refUIDs(ctx, mail, folder, refs)
@@ -85,7 +84,7 @@ func deleteEmail(ctx context.Context, mail MailAdmin, args deleteArgs) (*DeleteR
 		if err != nil {
 			return nil, folderError(err, "Trash")
 		}
-		if sameFolder(trash, folder) {
+		if imap.SameFolder(trash, folder) {
 			return nil, mcpkit.InvalidArg("folder %q is the trash folder: deleting from it is permanent only with permanent:true", folder)
 		}
 		req.Trash, out.TrashFolder, out.TrashFound = trash, trash, found
@@ -124,20 +123,15 @@ func deleteError(err error, folder, trash string) error {
 	var m *imap.MissingUIDsError
 	switch {
 	case errors.As(err, &m):
-		return &Error{Code: CodeMessageNotFound, Message: fmt.Sprintf("no message with uid %v in %q: nothing was deleted", m.UIDs, folder), Cause: err}
+		return &mcpkit.Error{Code: mcpkit.CodeMessageNotFound, Message: fmt.Sprintf("no message with uid %v in %q: nothing was deleted", m.UIDs, folder), Cause: err}
 	case errors.Is(err, imap.ErrUnsupported) && trash == "":
-		return &Error{Code: CodeInvalidArgument, Message: "this server has no UIDPLUS, so a permanent delete could also erase other messages marked deleted: nothing was deleted; leave permanent off to move them to Trash", Cause: err}
+		return &mcpkit.Error{Code: mcpkit.CodeInvalidArgument, Message: "this server has no UIDPLUS, so a permanent delete could also erase other messages marked deleted: nothing was deleted; leave permanent off to move them to Trash", Cause: err}
 	case errors.Is(err, imap.ErrUnsupported):
-		return &Error{Code: CodeInternal, Message: "this server supports neither MOVE nor UIDPLUS, so messages cannot be deleted safely: nothing was deleted", Cause: err}
+		return &mcpkit.Error{Code: mcpkit.CodeInternal, Message: "this server supports neither MOVE nor UIDPLUS, so messages cannot be deleted safely: nothing was deleted", Cause: err}
 	case errors.Is(err, imap.ErrFolderNotFound) && trash != "":
-		return &Error{Code: CodeFolderNotFound, Message: fmt.Sprintf("folder %q or the trash folder %q does not exist (list_folders shows the names)", folder, trash), Cause: err}
+		return &mcpkit.Error{Code: mcpkit.CodeFolderNotFound, Message: fmt.Sprintf("folder %q or the trash folder %q does not exist (list_folders shows the names)", folder, trash), Cause: err}
 	}
 	return folderError(err, folder)
-}
-
-// sameFolder compares folder names, INBOX without case (RFC 3501 5.1).
-func sameFolder(a, b string) bool {
-	return a == b || strings.EqualFold(a, "INBOX") && strings.EqualFold(b, "INBOX")
 }
 
 // cutRunes cuts s to at most n characters.

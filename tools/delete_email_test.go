@@ -9,6 +9,7 @@ import (
 
 	"github.com/email-mcp/email-mcp/imap"
 	"github.com/email-mcp/email-mcp/internal/mailtest"
+	"github.com/email-mcp/email-mcp/mcpkit"
 	"github.com/email-mcp/email-mcp/tools"
 )
 
@@ -51,16 +52,16 @@ func TestDeleteEmail(t *testing.T) {
 		t.Errorf("after deletes %q holds %+v, want only uid %d (flagged \\Deleted by another client)", folder, left.Messages, other)
 	}
 
-	e.wantError(t, "delete_email", map[string]any{"folder": folder, "uid": 99999}, tools.CodeMessageNotFound)
-	e.wantError(t, "delete_email", map[string]any{"folder": "Trash", "uid": newUID}, tools.CodeInvalidArgument)
-	e.wantError(t, "delete_email", map[string]any{"folder": folder}, tools.CodeInvalidArgument)
-	e.wantError(t, "delete_email", map[string]any{"folder": e.acct.Folder("no-such"), "uid": 1}, tools.CodeFolderNotFound)
-	e.wantError(t, "delete_email", map[string]any{"folder": "email-mcp-sends", "uid": 1}, tools.CodeInvalidArgument)
-	e.wantError(t, "delete_email", map[string]any{"folder": "email-mcp-inboxes", "uid": 1}, tools.CodeInvalidArgument)
+	e.wantError(t, "delete_email", map[string]any{"folder": folder, "uid": 99999}, mcpkit.CodeMessageNotFound)
+	e.wantError(t, "delete_email", map[string]any{"folder": "Trash", "uid": newUID}, mcpkit.CodeInvalidArgument)
+	e.wantError(t, "delete_email", map[string]any{"folder": folder}, mcpkit.CodeInvalidArgument)
+	e.wantError(t, "delete_email", map[string]any{"folder": e.acct.Folder("no-such"), "uid": 1}, mcpkit.CodeFolderNotFound)
+	e.wantError(t, "delete_email", map[string]any{"folder": "email-mcp-sends", "uid": 1}, mcpkit.CodeInvalidArgument)
+	e.wantError(t, "delete_email", map[string]any{"folder": "email-mcp-inboxes", "uid": 1}, mcpkit.CodeInvalidArgument)
 	// Deleting from Trash is permanent only when asked.
 	var gone tools.DeleteResult
 	e.call(t, "delete_email", map[string]any{"folder": "Trash", "uid": newUID, "permanent": true}, &gone)
-	e.wantError(t, "read_email", map[string]any{"folder": "Trash", "uid": newUID}, tools.CodeMessageNotFound)
+	e.wantError(t, "read_email", map[string]any{"folder": "Trash", "uid": newUID}, mcpkit.CodeMessageNotFound)
 }
 
 func total(t *testing.T, e *mailEnv, folder string) int {
@@ -84,7 +85,7 @@ func TestAuditDeleteAndFolders(t *testing.T) {
 	e.call(t, "delete_email", map[string]any{"uid": msg.UID, "permanent": true}, &tools.DeleteResult{})
 	e.call(t, "create_folder", map[string]any{"name": "Ablage"}, &tools.FolderResult{})
 	e.call(t, "rename_folder", map[string]any{"from": "Ablage", "to": "Ablage 2"}, &tools.RenameFolderResult{})
-	e.wantError(t, "delete_folder", map[string]any{"name": "INBOX"}, tools.CodeInvalidArgument)
+	e.wantError(t, "delete_folder", map[string]any{"name": "INBOX"}, mcpkit.CodeInvalidArgument)
 	lines := auditLines(t, logs.String())
 	if len(lines) != 5 {
 		t.Fatalf("%d audit lines, want 5:\n%s", len(lines), logs.String())

@@ -5,7 +5,6 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 
-	"github.com/email-mcp/email-mcp/imap"
 	"github.com/email-mcp/email-mcp/mcpkit"
 )
 
@@ -36,36 +35,9 @@ func deleteFolder(ctx context.Context, mail MailAdmin, args deleteFolderArgs) (*
 	if args.Name == "" {
 		return nil, mcpkit.InvalidArg("name is required")
 	}
-	if err := checkNotOwn(args.Name, "name"); err != nil {
-		return nil, err
-	}
-	folders, err := mail.ListFolders(ctx, false)
+	f, n, err := mail.DeleteUserFolder(ctx, args.Name, args.Force)
 	if err != nil {
 		return nil, err
-	}
-	f := findFolder(folders, args.Name)
-	if f == nil {
-		return nil, mcpkit.Errorf(CodeFolderNotFound, "folder %q does not exist (list_folders shows the names)", mcpkit.Truncate(args.Name, 200))
-	}
-	if err := checkRemovable(f, "name", "deleted"); err != nil {
-		return nil, err
-	}
-	if hasChildren(folders, f) {
-		return nil, mcpkit.InvalidArg("folder %q has subfolders: delete or move them first", f.Name)
-	}
-	n := 0
-	if f.Selectable() {
-		res, err := mail.Search(ctx, f.Name, imap.SearchCriteria{}, imap.PageRequest{Limit: 1, UIDsOnly: true})
-		if err != nil {
-			return nil, folderError(err, f.Name)
-		}
-		n = res.Total
-	}
-	if n > 0 && !args.Force {
-		return nil, mcpkit.InvalidArg("folder %q holds %d messages: nothing was deleted; force:true deletes them with it", f.Name, n)
-	}
-	if err := mail.DeleteFolder(ctx, f.Name); err != nil {
-		return nil, folderError(err, f.Name)
 	}
 	return &FolderResult{Success: true, Name: f.Name, Delimiter: f.Delimiter, Messages: &n}, nil
 }

@@ -60,9 +60,6 @@ func downloadAttachment(ctx context.Context, mail Mailbox, files *attachments.Wo
 	if err != nil {
 		return nil, err
 	}
-	if args.UID == nil || args.AttachmentIndex == nil {
-		return nil, mcpkit.InvalidArg("uid and attachment_index are required")
-	}
 	part, msg, err := imap.FindAttachment(ctx, mail, folder, args.UID.UID, args.UID.Validity, *args.AttachmentIndex)
 	if err != nil {
 		return nil, downloadError(err, folder, args.UID.UID)
@@ -71,7 +68,7 @@ func downloadAttachment(ctx context.Context, mail Mailbox, files *attachments.Wo
 	// over the limit; otherwise the workspace's writer enforces the exact
 	// limit while it streams (an estimate refused attachments under it).
 	if least := part.MinDecodedSize(); least > files.MaxFileSize() {
-		return nil, mcpkit.Errorf(CodeAttachmentTooLarge, "attachment %d is at least %d bytes, over the limit of %d (MAX_ATTACHMENT_SIZE_MB)", *args.AttachmentIndex, least, files.MaxFileSize())
+		return nil, mcpkit.Errorf(mcpkit.CodeAttachmentTooLarge, "attachment %d is at least %d bytes, over the limit of %d (MAX_ATTACHMENT_SIZE_MB)", *args.AttachmentIndex, least, files.MaxFileSize())
 	}
 	name := args.FilenameOverride
 	if name == "" {
@@ -110,9 +107,9 @@ func downloadError(err error, folder string, uid uint32) error {
 	var ie *imap.AttachmentIndexError
 	switch {
 	case errors.As(err, &ie):
-		return mcpkit.Errorf(CodeAttachmentNotFound, "message %d has %d attachments; attachment_index %d does not exist (read_email lists them)", ie.UID, ie.Count, ie.Index)
+		return mcpkit.Errorf(mcpkit.CodeAttachmentNotFound, "message %d has %d attachments; attachment_index %d does not exist (read_email lists them)", ie.UID, ie.Count, ie.Index)
 	case errors.Is(err, imap.ErrPartNotFound):
-		return mcpkit.Errorf(CodeAttachmentNotFound, "the attachment is no longer in message %d", uid)
+		return mcpkit.Errorf(mcpkit.CodeAttachmentNotFound, "the attachment is no longer in message %d", uid)
 	}
 	return messageError(err, folder, uid)
 }

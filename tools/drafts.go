@@ -14,7 +14,7 @@ import (
 
 // newDraftBox returns nil when mail cannot store drafts.
 func newDraftBox(mail Mailbox, o *outbox.Outbox, files *attachments.Workspace) *outbox.Drafts {
-	store, ok := mail.(DraftStore)
+	store, ok := mail.(outbox.DraftStore)
 	if !ok {
 		return nil
 	}
@@ -105,5 +105,6 @@ func ref(u *UID) *outbox.Ref {
 	if u == nil {
 		return nil
 	}
-	return &outbox.Ref{UID: u.UID, Validity: u.Validity}
+	r := outbox.Ref(*u)
+	return &r
 }

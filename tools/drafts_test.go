@@ -16,6 +16,7 @@ import (
 	"github.com/email-mcp/email-mcp/attachments"
 	"github.com/email-mcp/email-mcp/imap"
 	"github.com/email-mcp/email-mcp/internal/mailtest"
+	"github.com/email-mcp/email-mcp/mcpkit"
 	"github.com/email-mcp/email-mcp/tools"
 )
 
@@ -110,7 +111,7 @@ func TestDraftLifecycle(t *testing.T) {
 	if got := e.drafts(t, folder, subject); len(got) != 1 || got[0].UID != *updated.UID {
 		t.Fatalf("after update_draft, Drafts holds %+v, want only uid %d", got, *updated.UID)
 	}
-	e.wantError(t, "update_draft", map[string]any{"draft_id": saved.DraftID, "body": "x"}, tools.CodeMessageNotFound)
+	e.wantError(t, "update_draft", map[string]any{"draft_id": saved.DraftID, "body": "x"}, mcpkit.CodeMessageNotFound)
 	stored := e.raw(t, folder, *updated.UID)
 
 	var sent tools.SendDraftResult
@@ -139,7 +140,7 @@ func TestDraftLifecycle(t *testing.T) {
 	if left := e.drafts(t, folder, subject); len(left) != 0 {
 		t.Errorf("after send_draft, Drafts still holds %+v", left)
 	}
-	e.wantError(t, "send_draft", map[string]any{"draft_id": updated.DraftID}, tools.CodeMessageNotFound)
+	e.wantError(t, "send_draft", map[string]any{"draft_id": updated.DraftID}, mcpkit.CodeMessageNotFound)
 	if sent.SentCopy != "saved" {
 		t.Errorf("sent_copy = %q, want saved", sent.SentCopy)
 	} else {
@@ -177,7 +178,7 @@ func TestDeleteDraft(t *testing.T) {
 	if left := e.drafts(t, saved.Folder, subject); len(left) != 0 {
 		t.Errorf("after delete_draft, Drafts holds %+v", left)
 	}
-	e.wantError(t, "delete_draft", map[string]any{"draft_id": saved.DraftID}, tools.CodeMessageNotFound)
+	e.wantError(t, "delete_draft", map[string]any{"draft_id": saved.DraftID}, mcpkit.CodeMessageNotFound)
 	// An id of another folder is refused: its UIDVALIDITY is not Drafts'.
 	inbox := e.acct.Append(t, "INBOX", []byte("Subject: keep me\r\n\r\nbody\r\n"))
 	v, err := e.mail.UIDValidity(context.Background(), "INBOX")
@@ -185,7 +186,7 @@ func TestDeleteDraft(t *testing.T) {
 		t.Fatal(err)
 	}
 	if dv, _ := e.mail.UIDValidity(context.Background(), saved.Folder); dv != v {
-		e.wantError(t, "delete_draft", map[string]any{"draft_id": "msg_" + itoa(v) + "_" + itoa(inbox)}, tools.CodeMessageNotFound)
+		e.wantError(t, "delete_draft", map[string]any{"draft_id": "msg_" + itoa(v) + "_" + itoa(inbox)}, mcpkit.CodeMessageNotFound)
 	}
 	if flags := e.acct.Flags(t, "INBOX", inbox); slices.Contains(flags, `\Deleted`) {
 		t.Errorf("an INBOX message was marked deleted: %v", flags)
@@ -198,7 +199,7 @@ func TestSendDraftGuardrails(t *testing.T) {
 	e := newDraftEnv(t, tools.SendOptions{AllowedRecipients: []string{"example.test"}, MaxPerHour: 1})
 	var d tools.DraftResult
 	e.call(t, "save_draft", map[string]any{"to": "ok@example.test", "bcc": "spy@elsewhere.test", "subject": unique("Guarded")}, &d)
-	e.wantError(t, "send_draft", map[string]any{"draft_id": d.DraftID}, tools.CodeRecipientNotAllowed)
+	e.wantError(t, "send_draft", map[string]any{"draft_id": d.DraftID}, mcpkit.CodeRecipientNotAllowed)
 
 	// A draft another client wrote, with 101 recipients.
 	var to []string
@@ -207,16 +208,16 @@ func TestSendDraftGuardrails(t *testing.T) {
 	}
 	big := "From: " + e.acct.Username + "\r\nTo: " + strings.Join(to, ", ") + "\r\nSubject: many\r\nMessage-ID: <many@example.test>\r\n\r\nhi\r\n"
 	bigUID := e.acct.Append(t, d.Folder, []byte(big), `\Draft`)
-	e.wantError(t, "send_draft", map[string]any{"draft_id": bigUID}, tools.CodeInvalidArgument)
+	e.wantError(t, "send_draft", map[string]any{"draft_id": bigUID}, mcpkit.CodeInvalidArgument)
 	// Someone else's From is never sent.
 	spoof := e.acct.Append(t, d.Folder, []byte("From: boss@example.test\r\nTo: ok@example.test\r\nSubject: s\r\n\r\nhi\r\n"), `\Draft`)
-	e.wantError(t, "send_draft", map[string]any{"draft_id": spoof}, tools.CodeInvalidArgument)
+	e.wantError(t, "send_draft", map[string]any{"draft_id": spoof}, mcpkit.CodeInvalidArgument)
 
 	var ok1, ok2 tools.DraftResult
 	e.call(t, "save_draft", map[string]any{"to": "ok@example.test", "subject": unique("One")}, &ok1)
 	e.call(t, "save_draft", map[string]any{"to": "ok@example.test", "subject": unique("Two")}, &ok2)
 	e.call(t, "send_draft", map[string]any{"draft_id": ok1.DraftID}, &tools.SendDraftResult{})
-	e.wantError(t, "send_draft", map[string]any{"draft_id": ok2.DraftID}, tools.CodeRateLimited)
+	e.wantError(t, "send_draft", map[string]any{"draft_id": ok2.DraftID}, mcpkit.CodeRateLimited)
 
 	e.relay.mu.Lock()
 	n := len(e.relay.got)
@@ -411,7 +412,7 @@ func TestDraftAudit(t *testing.T) {
 	e.call(t, "save_draft", map[string]any{"to": "a@example.test", "bcc": "b@example.test", "subject": subject, "body": body}, &d)
 	e.call(t, "update_draft", map[string]any{"draft_id": d.DraftID, "to": "a@example.test", "subject": subject, "body": body}, &u)
 	e.call(t, "send_draft", map[string]any{"draft_id": u.DraftID}, &tools.SendDraftResult{})
-	e.wantError(t, "delete_draft", map[string]any{"draft_id": u.DraftID}, tools.CodeMessageNotFound)
+	e.wantError(t, "delete_draft", map[string]any{"draft_id": u.DraftID}, mcpkit.CodeMessageNotFound)
 	lines := auditLines(t, logs.String())
 	want := []struct{ tool, result string }{{"save_draft", "ok"}, {"update_draft", "ok"}, {"send_draft", "ok"}, {"delete_draft", "MESSAGE_NOT_FOUND"}}
 	if len(lines) != len(want) {

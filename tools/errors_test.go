@@ -27,32 +27,35 @@ func TestClassify(t *testing.T) {
 	wrap := func(err error) error { return fmt.Errorf("select %q on imap.example.com: %w", "Nope", err) }
 	cases := []struct {
 		err  error
-		want Code
+		want mcpkit.Code
 	}{
-		{mcpkit.InvalidArg("bad"), CodeInvalidArgument},
-		{wrap(imap.ErrFolderNotFound), CodeFolderNotFound},
-		{wrap(imap.ErrMessageNotFound), CodeMessageNotFound},
-		{wrap(imap.ErrAuthFailed), CodeAuthFailed},
-		{wrap(imap.ErrTLS), CodeTLSFailed},
-		{wrap(imap.ErrConnection), CodeConnectionFailed},
-		{wrap(imap.ErrClosed), CodeConnectionFailed},
-		{wrap(smtp.ErrAuthFailed), CodeAuthFailed},
-		{wrap(smtp.ErrTLS), CodeTLSFailed},
-		{wrap(smtp.ErrRejected), CodeSendRejected},
-		{wrap(smtp.ErrTooLarge), CodeAttachmentTooLarge},
-		{wrap(smtp.ErrInvalidArgument), CodeInvalidArgument},
-		{wrap(smtp.ErrConnection), CodeConnectionFailed},
-		{wrap(attachments.ErrOutsideWorkspace), CodePathOutsideWorkspace},
-		{wrap(attachments.ErrInvalidPath), CodeInvalidArgument},
-		{wrap(attachments.ErrTooLarge), CodeAttachmentTooLarge},
-		{wrap(attachments.ErrNotConfigured), CodeInvalidArgument},
-		{wrap(context.DeadlineExceeded), CodeConnectionTimeout},
-		{wrap(os.ErrDeadlineExceeded), CodeConnectionTimeout},
-		{wrap(timeoutErr{}), CodeConnectionTimeout},
+		{mcpkit.InvalidArg("bad"), mcpkit.CodeInvalidArgument},
+		{wrap(imap.ErrFolderNotFound), mcpkit.CodeFolderNotFound},
+		{wrap(imap.ErrMessageNotFound), mcpkit.CodeMessageNotFound},
+		{wrap(imap.ErrAuthFailed), mcpkit.CodeAuthFailed},
+		{wrap(imap.ErrTLS), mcpkit.CodeTLSFailed},
+		{wrap(imap.ErrConnection), mcpkit.CodeConnectionFailed},
+		{wrap(imap.ErrClosed), mcpkit.CodeConnectionFailed},
+		{wrap(smtp.ErrAuthFailed), mcpkit.CodeAuthFailed},
+		{wrap(smtp.ErrTLS), mcpkit.CodeTLSFailed},
+		{wrap(smtp.ErrRejected), mcpkit.CodeSendRejected},
+		{wrap(smtp.ErrTooLarge), mcpkit.CodeAttachmentTooLarge},
+		{wrap(smtp.ErrInvalidArgument), mcpkit.CodeInvalidArgument},
+		{wrap(smtp.ErrConnection), mcpkit.CodeConnectionFailed},
+		{wrap(attachments.ErrOutsideWorkspace), mcpkit.CodePathOutsideWorkspace},
+		{wrap(attachments.ErrInvalidPath), mcpkit.CodeInvalidArgument},
+		{wrap(attachments.ErrTooLarge), mcpkit.CodeAttachmentTooLarge},
+		{wrap(attachments.ErrNotConfigured), mcpkit.CodeInvalidArgument},
+		{wrap(context.DeadlineExceeded), mcpkit.CodeConnectionTimeout},
+		{wrap(os.ErrDeadlineExceeded), mcpkit.CodeConnectionTimeout},
+		{wrap(timeoutErr{}), mcpkit.CodeConnectionTimeout},
 		// A missing folder is never a timeout, even when both are in the chain.
-		{errors.Join(imap.ErrFolderNotFound, context.DeadlineExceeded), CodeFolderNotFound},
-		{errors.New("something odd"), CodeInternal},
-		{mcpkit.Errorf(CodeWaitTimeout, "nothing arrived"), CodeWaitTimeout},
+		{errors.Join(imap.ErrFolderNotFound, context.DeadlineExceeded), mcpkit.CodeFolderNotFound},
+		{errors.New("something odd"), mcpkit.CodeInternal},
+		{mcpkit.Errorf(mcpkit.CodeWaitTimeout, "nothing arrived"), mcpkit.CodeWaitTimeout},
+		{&imap.FolderRefusal{NotFound: true, Msg: "folder \"x\" does not exist"}, mcpkit.CodeFolderNotFound},
+		{&imap.FolderRefusal{Msg: "INBOX cannot be deleted"}, mcpkit.CodeInvalidArgument},
+		{imap.InFolder(imap.ErrFolderNotFound, "Gone"), mcpkit.CodeFolderNotFound},
 	}
 	for _, tc := range cases {
 		if got := Classify(tc.err).Code; got != tc.want {
@@ -90,14 +93,14 @@ func TestClassifyInboxFolder(t *testing.T) {
 	_, foreign := imap.NewPager("AQAAAAcAAAAKAAAAAA", "INBOX", imap.SearchCriteria{}, 5)
 	cases := []struct {
 		err  error
-		code Code
+		code mcpkit.Code
 		msg  string
 	}{
-		{fmt.Errorf("wait: %w", &inbox.FolderError{Folder: "INBOX", Err: imap.ErrFolderNotFound}), CodeFolderNotFound,
+		{fmt.Errorf("wait: %w", &inbox.FolderError{Folder: "INBOX", Err: imap.ErrFolderNotFound}), mcpkit.CodeFolderNotFound,
 			`folder "INBOX" does not exist (list_folders shows the names)`},
-		{&inbox.FolderError{Folder: "INBOX", Err: imap.ErrAuthFailed}, CodeAuthFailed, "the mail server refused the configured credentials"},
-		{&imap.CursorError{}, CodeInvalidArgument, "cursor is not a next_cursor that search_emails returned"},
-		{foreign, CodeInvalidArgument, "cursor belongs to another search: repeat the same folder and filters, or drop the cursor"},
+		{&inbox.FolderError{Folder: "INBOX", Err: imap.ErrAuthFailed}, mcpkit.CodeAuthFailed, "the mail server refused the configured credentials"},
+		{&imap.CursorError{}, mcpkit.CodeInvalidArgument, "cursor is not a next_cursor that search_emails returned"},
+		{foreign, mcpkit.CodeInvalidArgument, "cursor belongs to another search: repeat the same folder and filters, or drop the cursor"},
 	}
 	for _, tc := range cases {
 		if te := Classify(tc.err); te.Code != tc.code || te.Message != tc.msg {

@@ -17,6 +17,7 @@ import (
 	"github.com/email-mcp/email-mcp/imap"
 	"github.com/email-mcp/email-mcp/internal/faultproxy"
 	"github.com/email-mcp/email-mcp/internal/mailtest"
+	"github.com/email-mcp/email-mcp/mcpkit"
 	"github.com/email-mcp/email-mcp/tools"
 )
 
@@ -39,7 +40,7 @@ const (
 )
 
 // faultCodes are the answers a call may give while the network fails.
-var faultCodes = []string{"ok", string(tools.CodeConnectionFailed), string(tools.CodeConnectionTimeout)}
+var faultCodes = []string{"ok", string(mcpkit.CodeConnectionFailed), string(mcpkit.CodeConnectionTimeout)}
 
 // faultEnv is the mail tools over an IMAP pool that reaches its account
 // through a faultproxy.
@@ -242,7 +243,7 @@ func TestFaultToolsCuts(t *testing.T) {
 		time.Sleep(150 * time.Millisecond)
 		return 0
 	})
-	if cut == 0 || ty.Count(string(tools.CodeConnectionFailed)) == 0 || ty.Count("ok") == 0 {
+	if cut == 0 || ty.Count(string(mcpkit.CodeConnectionFailed)) == 0 || ty.Count("ok") == 0 {
 		t.Errorf("%d connections cut, outcomes %s: want cuts that calls saw, and calls that succeeded", cut, ty)
 	}
 }
@@ -258,7 +259,7 @@ func TestFaultToolsStall(t *testing.T) {
 		time.Sleep(300 * time.Millisecond)
 		return 1
 	})
-	if ty.Count(string(tools.CodeConnectionTimeout)) == 0 {
+	if ty.Count(string(mcpkit.CodeConnectionTimeout)) == 0 {
 		t.Errorf("outcomes %s: want calls that timed out in the stall", ty)
 	}
 }
@@ -277,7 +278,7 @@ func TestFaultToolsRestart(t *testing.T) {
 		time.Sleep(300 * time.Millisecond)
 		return 1
 	})
-	if ty.Count(string(tools.CodeConnectionFailed)) == 0 {
+	if ty.Count(string(mcpkit.CodeConnectionFailed)) == 0 {
 		t.Errorf("outcomes %s: want calls that failed while the server was down", ty)
 	}
 }

@@ -15,6 +15,7 @@ import (
 	goimap "github.com/emersion/go-imap/v2"
 
 	"github.com/email-mcp/email-mcp/internal/faultproxy"
+	"github.com/email-mcp/email-mcp/mcpkit"
 	"github.com/email-mcp/email-mcp/tools"
 )
 
@@ -146,8 +147,8 @@ func (e *faultEnv) moveWorker(t *testing.T, run *moveRun, w int, places []place,
 				decode(t, res, &r)
 				newUID = r.NewUID
 			}
-			return expect(t, "move_email", outcome, string(tools.CodeConnectionFailed), string(tools.CodeConnectionTimeout),
-				string(tools.CodeMessageNotFound), "ok")
+			return expect(t, "move_email", outcome, string(mcpkit.CodeConnectionFailed), string(mcpkit.CodeConnectionTimeout),
+				string(mcpkit.CodeMessageNotFound), "ok")
 		})
 		run.moves.Add(1)
 		run.history[m] = append(run.history[m], fmt.Sprintf("move %s/%d → %s: %s %v", p.folder, p.uid, to, outcome, derefUID(newUID)))

@@ -15,6 +15,7 @@ import (
 	"github.com/email-mcp/email-mcp/devmail"
 	"github.com/email-mcp/email-mcp/imap"
 	"github.com/email-mcp/email-mcp/internal/faultproxy"
+	"github.com/email-mcp/email-mcp/mcpkit"
 	"github.com/email-mcp/email-mcp/smtp"
 	"github.com/email-mcp/email-mcp/tools"
 )
@@ -106,10 +107,10 @@ func TestFaultSendEmail(t *testing.T) {
 		want      []string
 		delivered int
 	}{
-		{"cut mid-DATA", func(p *faultproxy.Proxy) { p.SetCutAfter(40 << 10) }, []string{string(tools.CodeConnectionFailed)}, 0},
+		{"cut mid-DATA", func(p *faultproxy.Proxy) { p.SetCutAfter(40 << 10) }, []string{string(mcpkit.CodeConnectionFailed)}, 0},
 		{"cut at QUIT, after the 250", quitCut, []string{"ok"}, 1},
-		{"stall", (*faultproxy.Proxy).Stall, []string{string(tools.CodeConnectionTimeout)}, 0},
-		{"server down", (*faultproxy.Proxy).Down, []string{string(tools.CodeConnectionFailed)}, 0},
+		{"stall", (*faultproxy.Proxy).Stall, []string{string(mcpkit.CodeConnectionTimeout)}, 0},
+		{"server down", (*faultproxy.Proxy).Down, []string{string(mcpkit.CodeConnectionFailed)}, 0},
 	}
 	for i, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -152,8 +153,8 @@ func TestFaultSendAnswerLost(t *testing.T) {
 	if e.proxy.Stats().Cuts == 0 {
 		t.Fatal("the proxy never saw the answer to the message: the test cut nothing")
 	}
-	if outcome != string(tools.CodeConnectionFailed) {
-		t.Fatalf("send_email = %s, want %s", outcome, tools.CodeConnectionFailed)
+	if outcome != string(mcpkit.CodeConnectionFailed) {
+		t.Fatalf("send_email = %s, want %s", outcome, mcpkit.CodeConnectionFailed)
 	}
 	var body struct {
 		Error struct {
@@ -212,7 +213,7 @@ func TestFaultSendEmailRandomCuts(t *testing.T) {
 	if lost > 0 {
 		t.Errorf("%d of %d successful sends were not delivered exactly once", lost, len(succeeded))
 	}
-	if ps.Cuts == 0 || len(succeeded) == 0 || ty.Count(string(tools.CodeConnectionFailed)) == 0 {
+	if ps.Cuts == 0 || len(succeeded) == 0 || ty.Count(string(mcpkit.CodeConnectionFailed)) == 0 {
 		t.Errorf("%d cuts, outcomes %s: want cuts that failed sends, and sends that succeeded", ps.Cuts, ty)
 	}
 }

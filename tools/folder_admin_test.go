@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/email-mcp/email-mcp/mcpkit"
 	"github.com/email-mcp/email-mcp/tools"
 )
 
@@ -56,13 +57,13 @@ func testFolderTools(t *testing.T, e *mailEnv, folderName func(string) string, p
 	if names := folderNames(t, e); !slices.Contains(names, parent) || !slices.Contains(names, parent+"/Ärger") || !slices.Contains(names, jp) {
 		t.Fatalf("list_folders = %q, want the new folders", names)
 	}
-	e.wantError(t, "create_folder", map[string]any{"name": jp}, tools.CodeInvalidArgument)
-	e.wantError(t, "create_folder", map[string]any{"name": "inbox"}, tools.CodeInvalidArgument)
-	e.wantError(t, "create_folder", map[string]any{"name": "x", "parent": folderName("nope")}, tools.CodeFolderNotFound)
+	e.wantError(t, "create_folder", map[string]any{"name": jp}, mcpkit.CodeInvalidArgument)
+	e.wantError(t, "create_folder", map[string]any{"name": "inbox"}, mcpkit.CodeInvalidArgument)
+	e.wantError(t, "create_folder", map[string]any{"name": "x", "parent": folderName("nope")}, mcpkit.CodeFolderNotFound)
 	for _, bad := range []string{"a//b", "/a", "a/", "a*", "a%b", "a\x01b", " a", ""} {
-		e.wantError(t, "create_folder", map[string]any{"name": bad}, tools.CodeInvalidArgument)
+		e.wantError(t, "create_folder", map[string]any{"name": bad}, mcpkit.CodeInvalidArgument)
 	}
-	e.wantError(t, "create_folder", map[string]any{"name": "email-mcp-mine"}, tools.CodeInvalidArgument)
+	e.wantError(t, "create_folder", map[string]any{"name": "email-mcp-mine"}, mcpkit.CodeInvalidArgument)
 
 	var rn tools.RenameFolderResult
 	e.call(t, "rename_folder", map[string]any{"from": jp, "to": jp + " – 2"}, &rn)
@@ -72,19 +73,19 @@ func testFolderTools(t *testing.T, e *mailEnv, folderName func(string) string, p
 	if names := folderNames(t, e); !slices.Contains(names, jp+" – 2") || slices.Contains(names, jp) {
 		t.Errorf("after rename list_folders = %q", names)
 	}
-	e.wantError(t, "rename_folder", map[string]any{"from": jp, "to": jp + "3"}, tools.CodeFolderNotFound)
-	e.wantError(t, "rename_folder", map[string]any{"from": jp + " – 2", "to": parent}, tools.CodeInvalidArgument)
-	e.wantError(t, "rename_folder", map[string]any{"from": parent, "to": parent + "/Ärger/x"}, tools.CodeInvalidArgument)
+	e.wantError(t, "rename_folder", map[string]any{"from": jp, "to": jp + "3"}, mcpkit.CodeFolderNotFound)
+	e.wantError(t, "rename_folder", map[string]any{"from": jp + " – 2", "to": parent}, mcpkit.CodeInvalidArgument)
+	e.wantError(t, "rename_folder", map[string]any{"from": parent, "to": parent + "/Ärger/x"}, mcpkit.CodeInvalidArgument)
 	for _, fixed := range []string{"INBOX", "Sent", "Trash", "email-mcp-inboxes", "email-mcp-sends"} {
-		e.wantError(t, "rename_folder", map[string]any{"from": fixed, "to": folderName("renamed")}, tools.CodeInvalidArgument)
-		e.wantError(t, "delete_folder", map[string]any{"name": fixed, "force": true}, tools.CodeInvalidArgument)
+		e.wantError(t, "rename_folder", map[string]any{"from": fixed, "to": folderName("renamed")}, mcpkit.CodeInvalidArgument)
+		e.wantError(t, "delete_folder", map[string]any{"name": fixed, "force": true}, mcpkit.CodeInvalidArgument)
 	}
-	e.wantError(t, "rename_folder", map[string]any{"from": parent, "to": "email-mcp-x"}, tools.CodeInvalidArgument)
+	e.wantError(t, "rename_folder", map[string]any{"from": parent, "to": "email-mcp-x"}, mcpkit.CodeInvalidArgument)
 
 	// delete_folder: subfolders first; a non-empty folder only with force.
-	e.wantError(t, "delete_folder", map[string]any{"name": parent, "force": true}, tools.CodeInvalidArgument)
+	e.wantError(t, "delete_folder", map[string]any{"name": parent, "force": true}, mcpkit.CodeInvalidArgument)
 	put(parent+"/Ärger", []byte("Subject: keep?\r\n\r\nx\r\n"))
-	e.wantError(t, "delete_folder", map[string]any{"name": parent + "/Ärger"}, tools.CodeInvalidArgument)
+	e.wantError(t, "delete_folder", map[string]any{"name": parent + "/Ärger"}, mcpkit.CodeInvalidArgument)
 	if names := folderNames(t, e); !slices.Contains(names, parent+"/Ärger") {
 		t.Fatalf("a refused delete_folder removed the folder: %q", names)
 	}
@@ -100,5 +101,5 @@ func testFolderTools(t *testing.T, e *mailEnv, folderName func(string) string, p
 	if names := folderNames(t, e); slices.Contains(names, parent) || slices.Contains(names, parent+"/Ärger") {
 		t.Errorf("after delete list_folders = %q", names)
 	}
-	e.wantError(t, "delete_folder", map[string]any{"name": parent}, tools.CodeFolderNotFound)
+	e.wantError(t, "delete_folder", map[string]any{"name": parent}, mcpkit.CodeFolderNotFound)
 }

@@ -79,7 +79,7 @@ func forward(ctx context.Context, mail Mailbox, o *outbox.Outbox, a forwardArgs)
 	if err != nil {
 		return nil, err
 	}
-	m, orig, err := o.ComposeForward(ctx, fs, folder, outbox.Ref{UID: a.UID.UID, Validity: a.UID.Validity}, outbox.ForwardOptions{
+	m, orig, err := o.ComposeForward(ctx, fs, folder, outbox.Ref(*a.UID), outbox.ForwardOptions{
 		To: a.To, Cc: a.Cc, Bcc: a.Bcc, Note: a.Body, Whole: mode == forwardAttachment,
 	})
 	if err != nil {
@@ -109,12 +109,9 @@ func forwardSource(mail Mailbox, a forwardArgs) (folder, mode string, fs outbox.
 	if mode != forwardInline && mode != forwardAttachment {
 		return "", "", nil, mcpkit.InvalidArg("mode must be inline or attachment (got %q)", mcpkit.Truncate(mode, 40))
 	}
-	if a.UID == nil {
-		return "", "", nil, mcpkit.InvalidArg("uid is required")
-	}
 	fs, ok := mail.(outbox.ForwardStore)
 	if !ok {
-		return "", "", nil, mcpkit.Errorf(CodeInternal, "this mailbox cannot forward messages")
+		return "", "", nil, mcpkit.Errorf(mcpkit.CodeInternal, "this mailbox cannot forward messages")
 	}
 	return folder, mode, fs, nil
 }

@@ -80,16 +80,13 @@ func getThread(ctx context.Context, mail Mailbox, a threadArgs) (*ThreadResult, 
 	if err != nil {
 		return nil, err
 	}
-	limit := defaultThreadLimit
-	if a.Limit != nil {
-		limit = *a.Limit
-	}
-	if a.UID == nil || limit < 1 || limit > maxThreadLimit {
-		return nil, mcpkit.InvalidArg("uid is required and limit must be 1 to %d", maxThreadLimit)
+	limit, err := mcpkit.Limit(a.Limit, defaultThreadLimit, maxThreadLimit)
+	if err != nil {
+		return nil, err
 	}
 	ts, ok := mail.(threadStore)
 	if !ok {
-		return nil, mcpkit.Errorf(CodeInternal, "this mailbox cannot search conversations")
+		return nil, mcpkit.Errorf(mcpkit.CodeInternal, "this mailbox cannot search conversations")
 	}
 	th, err := ts.Thread(ctx, folder, a.UID.UID, imap.ThreadOptions{UIDValidity: a.UID.Validity, Limit: limit})
 	if err != nil {

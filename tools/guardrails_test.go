@@ -9,6 +9,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/email-mcp/email-mcp/mcpkit"
 	"github.com/email-mcp/email-mcp/smtp"
 	"github.com/email-mcp/email-mcp/tools"
 )
@@ -45,7 +46,7 @@ func TestRecipientAllowList(t *testing.T) {
 		{"to": "a@test.example.evil.example"},
 	} {
 		args["subject"], args["body"] = "refused", "b"
-		text := e.wantError(t, "send_email", args, tools.CodeRecipientNotAllowed)
+		text := e.wantError(t, "send_email", args, mcpkit.CodeRecipientNotAllowed)
 		if !strings.Contains(text, "nothing was sent") {
 			t.Errorf("error %q does not say nothing was sent", text)
 		}
@@ -61,7 +62,7 @@ func TestSendCapPerHour(t *testing.T) {
 	env := newTestEnv(t, tools.Options{})
 	e := guardedClient(t, env, tools.SendOptions{MaxPerHour: 2}, tools.Options{})
 	// An invalid send never reaches SMTP and costs nothing.
-	e.wantError(t, "send_email", map[string]any{"to": "a@example.test", "subject": "x\r\nBcc: y@evil.example", "body": "b"}, tools.CodeInvalidArgument)
+	e.wantError(t, "send_email", map[string]any{"to": "a@example.test", "subject": "x\r\nBcc: y@evil.example", "body": "b"}, mcpkit.CodeInvalidArgument)
 	for i := range 2 {
 		var r tools.SendResult
 		e.call(t, "send_email", map[string]any{"to": "a@example.test", "subject": "capped", "body": "b"}, &r)
@@ -136,8 +137,8 @@ func TestAuditLog(t *testing.T) {
 	e.call(t, "read_email", map[string]any{"uid": msg.UID, "mark_read": true}, &tools.ReadResult{})
 	e.call(t, "mark_email", map[string]any{"uid": msg.UID, "flagged": true}, nil)
 	e.call(t, "move_email", map[string]any{"uid": msg.UID, "to_folder": "Archive"}, nil)
-	e.wantError(t, "move_email", map[string]any{"uid": msg.UID, "to_folder": "Archive"}, tools.CodeMessageNotFound)
-	e.wantError(t, "send_email", map[string]any{"to": "x@evil.example", "subject": subject, "body": body}, tools.CodeRecipientNotAllowed)
+	e.wantError(t, "move_email", map[string]any{"uid": msg.UID, "to_folder": "Archive"}, mcpkit.CodeMessageNotFound)
+	e.wantError(t, "send_email", map[string]any{"to": "x@evil.example", "subject": subject, "body": body}, mcpkit.CodeRecipientNotAllowed)
 
 	lines := auditLines(t, logs.String())
 	want := []struct{ tool, result string }{

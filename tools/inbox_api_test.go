@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/email-mcp/email-mcp/inboxtools"
+	"github.com/email-mcp/email-mcp/mcpkit"
 	"github.com/email-mcp/email-mcp/tools"
 )
 
@@ -40,7 +41,7 @@ func TestUnknownInbox(t *testing.T) {
 		{"delete_inbox", map[string]any{"inbox_id": unknown}},
 	}
 	for _, c := range calls {
-		e.wantError(t, c.tool, c.args, tools.CodeInboxNotFound)
+		e.wantError(t, c.tool, c.args, mcpkit.CodeInboxNotFound)
 		var body errorBody
 		structured(t, callTool(t, e.client, c.tool, c.args), &body)
 		if body.Error.Retryable {
@@ -48,7 +49,7 @@ func TestUnknownInbox(t *testing.T) {
 		}
 	}
 	// Malformed ids stay INVALID_ARGUMENT, before any I/O.
-	e.wantError(t, "get_latest", map[string]any{"inbox_id": "../x"}, tools.CodeInvalidArgument)
+	e.wantError(t, "get_latest", map[string]any{"inbox_id": "../x"}, mcpkit.CodeInvalidArgument)
 
 	var latest inboxtools.GetLatestResult
 	e.call(t, "get_latest", map[string]any{"inbox_id": known.InboxID}, &latest)
@@ -57,8 +58,8 @@ func TestUnknownInbox(t *testing.T) {
 	}
 	var del inboxtools.DeleteInboxResult
 	e.call(t, "delete_inbox", map[string]any{"inbox_id": known.InboxID}, &del)
-	e.wantError(t, "delete_inbox", map[string]any{"inbox_id": known.InboxID}, tools.CodeInboxNotFound)
-	e.wantError(t, "get_latest", map[string]any{"inbox_id": known.Address}, tools.CodeInboxNotFound)
+	e.wantError(t, "delete_inbox", map[string]any{"inbox_id": known.InboxID}, mcpkit.CodeInboxNotFound)
+	e.wantError(t, "get_latest", map[string]any{"inbox_id": known.Address}, mcpkit.CodeInboxNotFound)
 }
 
 // TestUnknownInboxOtherReplica: existence lives in the mailbox: an inbox
@@ -71,7 +72,7 @@ func TestUnknownInboxOtherReplica(t *testing.T) {
 	var list inboxtools.ListMessagesResult
 	b.call(t, "list_messages", map[string]any{"inbox_id": in.InboxID}, &list)
 	b.call(t, "delete_inbox", map[string]any{"inbox_id": in.InboxID}, nil)
-	b.wantError(t, "get_latest", map[string]any{"inbox_id": in.InboxID}, tools.CodeInboxNotFound)
+	b.wantError(t, "get_latest", map[string]any{"inbox_id": in.InboxID}, mcpkit.CodeInboxNotFound)
 }
 
 // TestUnknownInboxSandboxSubstring: in the sandbox an inbox address is
@@ -83,8 +84,8 @@ func TestUnknownInboxSandboxSubstring(t *testing.T) {
 	var in inboxtools.CreateInboxResult
 	e.call(t, "create_inbox", map[string]any{"label": "sub"}, &in)
 	tail := strings.TrimPrefix(in.InboxID, "sub-")
-	e.wantError(t, "get_latest", map[string]any{"inbox_id": tail}, tools.CodeInboxNotFound)
-	e.wantError(t, "get_latest", map[string]any{"inbox_id": "b-" + tail}, tools.CodeInboxNotFound)
+	e.wantError(t, "get_latest", map[string]any{"inbox_id": tail}, mcpkit.CodeInboxNotFound)
+	e.wantError(t, "get_latest", map[string]any{"inbox_id": "b-" + tail}, mcpkit.CodeInboxNotFound)
 	e.call(t, "get_latest", map[string]any{"inbox_id": in.Address}, &inboxtools.GetLatestResult{})
 }
 
@@ -108,7 +109,7 @@ func TestFilterValidation(t *testing.T) {
 		{"search_emails", map[string]any{"subject": "code\x00"}},
 	}
 	for _, c := range calls {
-		msg := e.wantError(t, c.tool, c.args, tools.CodeInvalidArgument)
+		msg := e.wantError(t, c.tool, c.args, mcpkit.CodeInvalidArgument)
 		if !strings.Contains(msg, "plain text") {
 			t.Errorf("%s error = %q, want the one filter message (plain text...)", c.tool, msg)
 		}
@@ -157,7 +158,7 @@ func TestNumericStrings(t *testing.T) {
 		{"wait_for_email", "timeout", map[string]any{"inbox_id": in.InboxID, "timeout": ""}},
 		{"search_emails", "limit", map[string]any{"limit": "NaN"}},
 	} {
-		if msg := e.wantError(t, c.tool, c.args, tools.CodeInvalidArgument); !strings.Contains(msg, `"`+c.arg+`"`) {
+		if msg := e.wantError(t, c.tool, c.args, mcpkit.CodeInvalidArgument); !strings.Contains(msg, `"`+c.arg+`"`) {
 			t.Errorf("%s(%v) error = %q, want it to name %q", c.tool, c.args, msg, c.arg)
 		}
 	}

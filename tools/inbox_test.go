@@ -16,6 +16,7 @@ import (
 	"github.com/email-mcp/email-mcp/imap"
 	"github.com/email-mcp/email-mcp/inboxtools"
 	"github.com/email-mcp/email-mcp/internal/mailtest"
+	"github.com/email-mcp/email-mcp/mcpkit"
 	"github.com/email-mcp/email-mcp/tools"
 )
 
@@ -148,9 +149,9 @@ func TestInboxLifecycle(t *testing.T) {
 	if len(inboxes.Inboxes) != 1 || inboxes.Inboxes[0].InboxID != other.InboxID {
 		t.Errorf("after delete, list_inboxes = %+v", inboxes.Inboxes)
 	}
-	e.wantError(t, "list_messages", map[string]any{"inbox_id": in.InboxID}, tools.CodeInboxNotFound)
-	e.wantError(t, "list_messages", map[string]any{"inbox_id": "../x"}, tools.CodeInvalidArgument)
-	e.wantError(t, "list_messages", map[string]any{"inbox_id": "someone@else.example"}, tools.CodeInvalidArgument)
+	e.wantError(t, "list_messages", map[string]any{"inbox_id": in.InboxID}, mcpkit.CodeInboxNotFound)
+	e.wantError(t, "list_messages", map[string]any{"inbox_id": "../x"}, mcpkit.CodeInvalidArgument)
+	e.wantError(t, "list_messages", map[string]any{"inbox_id": "someone@else.example"}, mcpkit.CodeInvalidArgument)
 }
 
 // TestWaitForEmailFilters: wait_for_email skips the messages its subject
@@ -231,8 +232,8 @@ func TestWaitRetryLosesNothing(t *testing.T) {
 	if !res.IsError || !strings.HasPrefix(res.Content[0].(mcp.TextContent).Text, "WAIT_TIMEOUT") {
 		t.Errorf("wait after the code = %v, want WAIT_TIMEOUT", res.Content)
 	}
-	e.wantError(t, "wait_for_otp", map[string]any{"inbox_id": in.InboxID, "since": "msg_1_999999"}, tools.CodeInvalidArgument)
-	e.wantError(t, "wait_for_otp", map[string]any{"inbox_id": in.InboxID, "since": "yesterday"}, tools.CodeInvalidArgument)
+	e.wantError(t, "wait_for_otp", map[string]any{"inbox_id": in.InboxID, "since": "msg_1_999999"}, mcpkit.CodeInvalidArgument)
+	e.wantError(t, "wait_for_otp", map[string]any{"inbox_id": in.InboxID, "since": "yesterday"}, mcpkit.CodeInvalidArgument)
 }
 
 // TestWaitPushedAndProgress: a wait blocks, gets the code pushed by IDLE
@@ -378,7 +379,7 @@ func TestSendTestCode(t *testing.T) {
 	for range 4 {
 		e.call(t, "send_test_code", map[string]any{"inbox_id": in.InboxID}, &sent)
 	}
-	e.wantError(t, "send_test_code", map[string]any{"inbox_id": in.InboxID}, tools.CodeRateLimited)
+	e.wantError(t, "send_test_code", map[string]any{"inbox_id": in.InboxID}, mcpkit.CodeRateLimited)
 	// The limiter knows when its oldest sample leaves the hour: the answer says so.
 	var body errorBody
 	structured(t, callTool(t, e.client, "send_test_code", map[string]any{"inbox_id": in.InboxID}), &body)
@@ -431,7 +432,7 @@ func TestDeleteInboxNoTrash(t *testing.T) {
 	if err := e.acct.Client(t).Delete("Trash").Wait(); err != nil {
 		t.Fatal(err)
 	}
-	msg := e.wantError(t, "delete_inbox", map[string]any{"inbox_id": in.InboxID}, tools.CodeFolderNotFound)
+	msg := e.wantError(t, "delete_inbox", map[string]any{"inbox_id": in.InboxID}, mcpkit.CodeFolderNotFound)
 	if !strings.Contains(msg, `trash folder "Trash"`) {
 		t.Errorf("delete_inbox error = %q, want it to name the missing trash folder", msg)
 	}

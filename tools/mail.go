@@ -29,7 +29,7 @@ type Mailbox interface {
 var _ Mailbox = (*imap.Client)(nil)
 
 // maxFolderArg is the longest folder argument, in bytes.
-const maxFolderArg = 1000
+const maxFolderArg = imap.MaxFolderName
 
 // checkFolder validates a folder argument; "" becomes INBOX.
 func checkFolder(arg, name string) (string, error) {
@@ -47,11 +47,11 @@ func checkFolder(arg, name string) (string, error) {
 func folderError(err error, folder string) error {
 	switch {
 	case errors.Is(err, imap.ErrFolderNotFound):
-		return &Error{Code: CodeFolderNotFound, Message: fmt.Sprintf("folder %q does not exist (list_folders shows the names)", folder), Cause: err}
+		return &mcpkit.Error{Code: mcpkit.CodeFolderNotFound, Message: fmt.Sprintf("folder %q does not exist (list_folders shows the names)", folder), Cause: err}
 	case errors.Is(err, imap.ErrUIDValidityChanged):
-		return &Error{Code: CodeMessageNotFound, Message: fmt.Sprintf("this id is not of folder %q as it is now (its UIDVALIDITY differs: the folder was recreated since the id was issued, or the id is of another folder): search again", folder), Cause: err}
+		return &mcpkit.Error{Code: mcpkit.CodeMessageNotFound, Message: fmt.Sprintf("this id is not of folder %q as it is now (its UIDVALIDITY differs: the folder was recreated since the id was issued, or the id is of another folder): search again", folder), Cause: err}
 	case errors.Is(err, imap.ErrSearchCharset):
-		return &Error{Code: CodeInvalidArgument, Message: "the server cannot search for non-ASCII text", Cause: err}
+		return &mcpkit.Error{Code: mcpkit.CodeInvalidArgument, Message: "the server cannot search for non-ASCII text", Cause: err}
 	}
 	return err
 }

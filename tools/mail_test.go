@@ -17,6 +17,7 @@ import (
 	"github.com/email-mcp/email-mcp/attachments"
 	"github.com/email-mcp/email-mcp/imap"
 	"github.com/email-mcp/email-mcp/internal/mailtest"
+	"github.com/email-mcp/email-mcp/mcpkit"
 	"github.com/email-mcp/email-mcp/tools"
 )
 
@@ -86,7 +87,7 @@ func (e *mailEnv) call(t testing.TB, name string, args map[string]any, out any) 
 }
 
 // wantError calls a tool and wants an error result with the code.
-func (e *mailEnv) wantError(t testing.TB, name string, args map[string]any, code tools.Code) string {
+func (e *mailEnv) wantError(t testing.TB, name string, args map[string]any, code mcpkit.Code) string {
 	t.Helper()
 	res := callTool(t, e.client, name, args)
 	text := res.Content[0].(mcp.TextContent).Text
@@ -141,12 +142,12 @@ func TestSearchEmails(t *testing.T) {
 	}
 	// A cursor belongs to its search.
 	args["subject"] = "other"
-	e.wantError(t, "search_emails", args, tools.CodeInvalidArgument)
+	e.wantError(t, "search_emails", args, mcpkit.CodeInvalidArgument)
 
-	e.wantError(t, "search_emails", map[string]any{"folder": e.acct.Folder("nope-missing")}, tools.CodeFolderNotFound)
-	e.wantError(t, "search_emails", map[string]any{"folder": folder, "since": "last week"}, tools.CodeInvalidArgument)
-	e.wantError(t, "search_emails", map[string]any{"folder": folder, "limit": 500}, tools.CodeInvalidArgument)
-	e.wantError(t, "search_emails", map[string]any{"folder": folder, "cursor": "garbage"}, tools.CodeInvalidArgument)
+	e.wantError(t, "search_emails", map[string]any{"folder": e.acct.Folder("nope-missing")}, mcpkit.CodeFolderNotFound)
+	e.wantError(t, "search_emails", map[string]any{"folder": folder, "since": "last week"}, mcpkit.CodeInvalidArgument)
+	e.wantError(t, "search_emails", map[string]any{"folder": folder, "limit": 500}, mcpkit.CodeInvalidArgument)
+	e.wantError(t, "search_emails", map[string]any{"folder": folder, "cursor": "garbage"}, mcpkit.CodeInvalidArgument)
 }
 
 func TestReadEmail(t *testing.T) {
@@ -200,11 +201,11 @@ func TestReadEmail(t *testing.T) {
 		t.Errorf(`mark_read did not set \Seen: %v`, l.Flags)
 	}
 
-	e.wantError(t, "read_email", map[string]any{"folder": folder, "uid": 99999}, tools.CodeMessageNotFound)
-	e.wantError(t, "read_email", map[string]any{"folder": folder, "uid": "msg_1_" + itoa(uids[0])}, tools.CodeMessageNotFound)
-	e.wantError(t, "read_email", map[string]any{"folder": folder, "uid": "abc"}, tools.CodeInvalidArgument)
-	e.wantError(t, "read_email", map[string]any{"folder": folder}, tools.CodeInvalidArgument)
-	e.wantError(t, "read_email", map[string]any{"folder": folder, "uid": uids[0], "format": "pdf"}, tools.CodeInvalidArgument)
+	e.wantError(t, "read_email", map[string]any{"folder": folder, "uid": 99999}, mcpkit.CodeMessageNotFound)
+	e.wantError(t, "read_email", map[string]any{"folder": folder, "uid": "msg_1_" + itoa(uids[0])}, mcpkit.CodeMessageNotFound)
+	e.wantError(t, "read_email", map[string]any{"folder": folder, "uid": "abc"}, mcpkit.CodeInvalidArgument)
+	e.wantError(t, "read_email", map[string]any{"folder": folder}, mcpkit.CodeInvalidArgument)
+	e.wantError(t, "read_email", map[string]any{"folder": folder, "uid": uids[0], "format": "pdf"}, mcpkit.CodeInvalidArgument)
 }
 
 // l2id returns the id search_emails gives a uid.
@@ -241,15 +242,15 @@ func TestMarkEmail(t *testing.T) {
 	if f := e.acct.Flags(t, folder, uids[0]); slices.Contains(f, `\Seen`) || !slices.Contains(f, `\Answered`) {
 		t.Errorf("after read=false answered=true: %v", f)
 	}
-	text := e.wantError(t, "mark_email", map[string]any{"folder": folder, "uids": []any{uids[1], 99999}, "flagged": false}, tools.CodeMessageNotFound)
+	text := e.wantError(t, "mark_email", map[string]any{"folder": folder, "uids": []any{uids[1], 99999}, "flagged": false}, mcpkit.CodeMessageNotFound)
 	if !strings.Contains(text, "99999") {
 		t.Errorf("error does not name the missing uid: %q", text)
 	}
 	if !slices.Contains(e.acct.Flags(t, folder, uids[1]), `\Flagged`) {
 		t.Error("a failed mark_email changed a message")
 	}
-	e.wantError(t, "mark_email", map[string]any{"folder": folder, "uid": uids[0]}, tools.CodeInvalidArgument)
-	e.wantError(t, "mark_email", map[string]any{"folder": folder, "read": true}, tools.CodeInvalidArgument)
+	e.wantError(t, "mark_email", map[string]any{"folder": folder, "uid": uids[0]}, mcpkit.CodeInvalidArgument)
+	e.wantError(t, "mark_email", map[string]any{"folder": folder, "read": true}, mcpkit.CodeInvalidArgument)
 }
 
 func TestMoveEmail(t *testing.T) {
@@ -267,10 +268,10 @@ func TestMoveEmail(t *testing.T) {
 	if src.Total != 1 || dst.Total != 1 || dst.Messages[0].UID != *r.NewUID || dst.Messages[0].MessageID == "" {
 		t.Errorf("after move: source %d, target %+v, new_uid %d", src.Total, dst.Messages, *r.NewUID)
 	}
-	e.wantError(t, "move_email", map[string]any{"from_folder": from, "to_folder": e.acct.Folder("no-such-folder"), "uid": uids[1]}, tools.CodeFolderNotFound)
-	e.wantError(t, "move_email", map[string]any{"from_folder": from, "to_folder": to, "uid": uids[0]}, tools.CodeMessageNotFound)
-	e.wantError(t, "move_email", map[string]any{"from_folder": from, "to_folder": from, "uid": uids[1]}, tools.CodeInvalidArgument)
-	e.wantError(t, "move_email", map[string]any{"from_folder": from, "uid": uids[1]}, tools.CodeInvalidArgument)
+	e.wantError(t, "move_email", map[string]any{"from_folder": from, "to_folder": e.acct.Folder("no-such-folder"), "uid": uids[1]}, mcpkit.CodeFolderNotFound)
+	e.wantError(t, "move_email", map[string]any{"from_folder": from, "to_folder": to, "uid": uids[0]}, mcpkit.CodeMessageNotFound)
+	e.wantError(t, "move_email", map[string]any{"from_folder": from, "to_folder": from, "uid": uids[1]}, mcpkit.CodeInvalidArgument)
+	e.wantError(t, "move_email", map[string]any{"from_folder": from, "uid": uids[1]}, mcpkit.CodeInvalidArgument)
 }
 
 func TestDownloadAttachment(t *testing.T) {
@@ -297,8 +298,8 @@ func TestDownloadAttachment(t *testing.T) {
 	if !strings.HasPrefix(string(png), "\x89PNG") || img.Filename != "x.png" {
 		t.Errorf("inline image saved as %q starts %q, want a PNG named x.png", img.Filename, png[:min(8, len(png))])
 	}
-	e.wantError(t, "download_attachment", map[string]any{"folder": folder, "uid": uids[0], "attachment_index": 9}, tools.CodeAttachmentNotFound)
-	e.wantError(t, "download_attachment", map[string]any{"folder": folder, "uid": 99999, "attachment_index": 0}, tools.CodeMessageNotFound)
+	e.wantError(t, "download_attachment", map[string]any{"folder": folder, "uid": uids[0], "attachment_index": 9}, mcpkit.CodeAttachmentNotFound)
+	e.wantError(t, "download_attachment", map[string]any{"folder": folder, "uid": 99999, "attachment_index": 0}, mcpkit.CodeMessageNotFound)
 }
 
 func TestReadOnlyMode(t *testing.T) {
@@ -322,7 +323,7 @@ func TestReadOnlyMode(t *testing.T) {
 		}
 	}
 	folder, uids := e.seed(t, "ro", "latin1-qp.eml")
-	e.wantError(t, "read_email", map[string]any{"folder": folder, "uid": uids[0], "mark_read": true}, tools.CodeReadOnly)
+	e.wantError(t, "read_email", map[string]any{"folder": folder, "uid": uids[0], "mark_read": true}, mcpkit.CodeReadOnly)
 	if slices.Contains(e.acct.Flags(t, folder, uids[0]), `\Seen`) {
 		t.Error("read-only read_email set \\Seen")
 	}
@@ -405,7 +406,7 @@ func TestDownloadOverLimitOneLineBase64(t *testing.T) {
 	uid := e.acct.Append(t, folder, attachmentMessage("big.bin", "base64", payload))
 	res := callTool(t, e.client, "download_attachment", map[string]any{"folder": folder, "uid": uid, "attachment_index": 0})
 	text := res.Content[0].(mcp.TextContent).Text
-	if !res.IsError || !strings.HasPrefix(text, string(tools.CodeAttachmentTooLarge)+": ") {
+	if !res.IsError || !strings.HasPrefix(text, string(mcpkit.CodeAttachmentTooLarge)+": ") {
 		t.Errorf("download of 1020 bytes with limit %d = %q (isError=%v), want ATTACHMENT_TOO_LARGE", limit, text, res.IsError)
 	}
 	ents, _ := os.ReadDir(filepath.Join(e.base, "attachments", "email", "downloads"))

@@ -109,7 +109,7 @@ func messageRefs(uid *UID, uids []UID) ([]UID, error) {
 func refUIDs(ctx context.Context, mail imap.ValidityReader, folder string, refs []UID) ([]uint32, error) {
 	in := make([]imap.Ref, len(refs))
 	for i, r := range refs {
-		in[i] = imap.Ref{UID: r.UID, Validity: r.Validity}
+		in[i] = imap.Ref(r)
 	}
 	uids, err := imap.RefUIDs(ctx, mail, folder, in)
 	if err != nil {
@@ -122,7 +122,7 @@ func refUIDs(ctx context.Context, mail imap.ValidityReader, folder string, refs 
 func missingUIDs(err error, folder string) error {
 	var m *imap.MissingUIDsError
 	if errors.As(err, &m) {
-		return &Error{Code: CodeMessageNotFound, Message: fmt.Sprintf("no message with uid %v in %q: nothing was changed", m.UIDs, folder), Cause: err}
+		return &mcpkit.Error{Code: mcpkit.CodeMessageNotFound, Message: fmt.Sprintf("no message with uid %v in %q: nothing was changed", m.UIDs, folder), Cause: err}
 	}
 	return folderError(err, folder)
 }

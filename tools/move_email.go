@@ -3,7 +3,6 @@ package tools
 import (
 	"context"
 	"errors"
-	"strings"
 
 	"github.com/mark3labs/mcp-go/mcp"
 
@@ -54,10 +53,7 @@ func moveEmail(ctx context.Context, mail Mailbox, args moveArgs) (*MoveResult, e
 	if err != nil {
 		return nil, err
 	}
-	if args.UID == nil {
-		return nil, mcpkit.InvalidArg("uid is required")
-	}
-	if from == to || strings.EqualFold(from, "INBOX") && strings.EqualFold(to, "INBOX") { // INBOX has no case (RFC 3501 5.1)
+	if imap.SameFolder(from, to) {
 		return nil, mcpkit.InvalidArg("from_folder and to_folder are the same")
 	}
 	if err := checkRecordFolder(from); err != nil {
@@ -69,9 +65,9 @@ func moveEmail(ctx context.Context, mail Mailbox, args moveArgs) (*MoveResult, e
 	newUID, err := mail.Move(ctx, from, args.UID.UID, to)
 	switch {
 	case errors.Is(err, imap.ErrFolderNotFound):
-		return nil, mcpkit.Errorf(CodeFolderNotFound, "folder %q or %q does not exist (list_folders shows the names)", from, to)
+		return nil, mcpkit.Errorf(mcpkit.CodeFolderNotFound, "folder %q or %q does not exist (list_folders shows the names)", from, to)
 	case errors.Is(err, imap.ErrUnsupported):
-		return nil, &Error{Code: CodeInternal, Message: "this server supports neither MOVE nor UIDPLUS, so a single message cannot be moved safely", Cause: err}
+		return nil, &mcpkit.Error{Code: mcpkit.CodeInternal, Message: "this server supports neither MOVE nor UIDPLUS, so a single message cannot be moved safely", Cause: err}
 	case err != nil:
 		return nil, messageError(err, from, args.UID.UID)
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/email-mcp/email-mcp/attachments"
 	"github.com/email-mcp/email-mcp/imap"
 	"github.com/email-mcp/email-mcp/internal/mailtest"
+	"github.com/email-mcp/email-mcp/mcpkit"
 	"github.com/email-mcp/email-mcp/tools"
 )
 
@@ -120,14 +121,14 @@ func TestMarkStaleIDChangesNothing(t *testing.T) {
 		t.Fatal(err)
 	}
 	stale := fmt.Sprintf("msg_%d_%d", v+1, uids[1])
-	e.wantError(t, "mark_email", map[string]any{"folder": folder, "uids": []any{good, stale}, "flagged": true}, tools.CodeMessageNotFound)
-	e.wantError(t, "mark_email", map[string]any{"folder": folder, "uid": uids[0], "uids": []any{stale}, "flagged": true}, tools.CodeMessageNotFound)
+	e.wantError(t, "mark_email", map[string]any{"folder": folder, "uids": []any{good, stale}, "flagged": true}, mcpkit.CodeMessageNotFound)
+	e.wantError(t, "mark_email", map[string]any{"folder": folder, "uid": uids[0], "uids": []any{stale}, "flagged": true}, mcpkit.CodeMessageNotFound)
 	for _, u := range uids {
 		if slices.Contains(e.acct.Flags(t, folder, u), `\Flagged`) {
 			t.Errorf("uid %d flagged by a refused mark_email", u)
 		}
 	}
-	e.wantError(t, "move_email", map[string]any{"from_folder": folder, "to_folder": "INBOX", "uid": stale}, tools.CodeMessageNotFound)
+	e.wantError(t, "move_email", map[string]any{"from_folder": folder, "to_folder": "INBOX", "uid": stale}, mcpkit.CodeMessageNotFound)
 }
 
 // INBOX is case-insensitive (RFC 3501 §5.1): moving from INBOX to
@@ -135,7 +136,7 @@ func TestMarkStaleIDChangesNothing(t *testing.T) {
 // to_folder gets, not INTERNAL (retryable).
 func TestMoveInboxCase(t *testing.T) {
 	e := newMailEnv(t, tools.Options{})
-	e.wantError(t, "move_email", map[string]any{"from_folder": "INBOX", "to_folder": "inbox", "uid": 1}, tools.CodeInvalidArgument)
+	e.wantError(t, "move_email", map[string]any{"from_folder": "INBOX", "to_folder": "inbox", "uid": 1}, mcpkit.CodeInvalidArgument)
 }
 
 // a text body over maxTextPart (8 MiB) must not end early with

@@ -97,7 +97,7 @@ func readEmailSpec(mail Mailbox, readOnly bool) *mcpkit.Spec {
 		Output: mcp.WithOutputSchema[ReadResult](),
 		Handle: mcpkit.Bound(func(ctx context.Context, args readArgs) (any, error) {
 			if readOnly && args.MarkRead {
-				return nil, mcpkit.Errorf(CodeReadOnly, "mark_read is not available: the server is in read-only mode")
+				return nil, mcpkit.Errorf(mcpkit.CodeReadOnly, "mark_read is not available: the server is in read-only mode")
 			}
 			return readEmail(ctx, mail, args)
 		}),
@@ -108,9 +108,6 @@ func readEmail(ctx context.Context, mail Mailbox, args readArgs) (*ReadResult, e
 	folder, err := checkFolder(args.Folder, "folder")
 	if err != nil {
 		return nil, err
-	}
-	if args.UID == nil {
-		return nil, mcpkit.InvalidArg("uid is required")
 	}
 	maxChars := defaultMaxChars
 	if args.MaxChars != nil {
@@ -142,7 +139,7 @@ func readEmail(ctx context.Context, mail Mailbox, args readArgs) (*ReadResult, e
 // messageError names the message in MESSAGE_NOT_FOUND.
 func messageError(err error, folder string, uid uint32) error {
 	if errors.Is(err, imap.ErrMessageNotFound) && !errors.Is(err, imap.ErrFolderNotFound) {
-		return mcpkit.Errorf(CodeMessageNotFound, "no message with uid %d in %q (it may have been moved or deleted)", uid, folder)
+		return mcpkit.Errorf(mcpkit.CodeMessageNotFound, "no message with uid %d in %q (it may have been moved or deleted)", uid, folder)
 	}
 	return folderError(err, folder)
 }

@@ -19,6 +19,7 @@ import (
 	"github.com/email-mcp/email-mcp/inbox"
 	"github.com/email-mcp/email-mcp/inboxtools"
 	"github.com/email-mcp/email-mcp/mcpkit"
+	"github.com/email-mcp/email-mcp/outbox"
 )
 
 // Toolset names.
@@ -93,19 +94,15 @@ type Deps struct {
 	SearchPage int
 	Files      *attachments.Workspace // EMAIL_BASE_DIR; nil: attachment tools answer a clear error
 	// Sender and Sent enable the send tools (Sent keeps the sent copies;
-	// imap.Client is both a Mailbox and a SentStore).
-	Sender Sender
-	Sent   SentStore
+	// imap.Client is both a Mailbox and an outbox.SentStore).
+	Sender outbox.Sender
+	Sent   outbox.SentStore
 	Send   SendOptions
 	// Inbox enables the inbox toolset when Inboxes.Address is set
-	// (imap.Client is an InboxStore).
-	Inbox   InboxStore
+	// (imap.Client is an inbox.Store).
+	Inbox   inbox.Store
 	Inboxes InboxOptions
 }
-
-// InboxStore is what the inbox toolset needs of the IMAP side (package
-// inbox declares it).
-type InboxStore = inbox.Store
 
 // InboxOptions configure the inbox toolset (package inbox).
 type InboxOptions = inbox.Options

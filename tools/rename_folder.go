@@ -2,7 +2,6 @@ package tools
 
 import (
 	"context"
-	"strings"
 
 	"github.com/email-mcp/email-mcp/mcpkit"
 	"github.com/mark3labs/mcp-go/mcp"
@@ -42,38 +41,9 @@ func renameFolder(ctx context.Context, mail MailAdmin, args renameFolderArgs) (*
 	if args.From == "" || args.To == "" {
 		return nil, mcpkit.InvalidArg("from and to are required")
 	}
-	if err := checkNotOwn(args.From, "from"); err != nil {
-		return nil, err
-	}
-	folders, err := mail.ListFolders(ctx, false)
+	from, err := mail.RenameUserFolder(ctx, args.From, args.To)
 	if err != nil {
 		return nil, err
 	}
-	f := findFolder(folders, args.From)
-	if f == nil {
-		return nil, mcpkit.Errorf(CodeFolderNotFound, "folder %q does not exist (list_folders shows the names)", mcpkit.Truncate(args.From, 200))
-	}
-	if err := checkRemovable(f, "from", "renamed"); err != nil {
-		return nil, err
-	}
-	delim := f.Delimiter
-	if delim == "" {
-		delim = serverDelimiter(folders)
-	}
-	if err := checkNewName(args.To, "to", delim); err != nil {
-		return nil, err
-	}
-	if err := checkNotOwn(args.To, "to"); err != nil {
-		return nil, err
-	}
-	if g := findFolder(folders, args.To); g != nil {
-		return nil, mcpkit.InvalidArg("folder %q exists already", g.Name)
-	}
-	if delim != "" && strings.HasPrefix(args.To, f.Name+delim) {
-		return nil, mcpkit.InvalidArg("a folder cannot move inside itself (%q is under %q)", mcpkit.Truncate(args.To, 200), f.Name)
-	}
-	if err := mail.RenameFolder(ctx, f.Name, args.To); err != nil {
-		return nil, folderError(err, f.Name)
-	}
-	return &RenameFolderResult{Success: true, From: f.Name, To: args.To}, nil
+	return &RenameFolderResult{Success: true, From: from, To: args.To}, nil
 }

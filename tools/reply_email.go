@@ -71,10 +71,7 @@ func reply(ctx context.Context, mail Mailbox, o *outbox.Outbox, a replyArgs) (*R
 	if err != nil {
 		return nil, err
 	}
-	if a.UID == nil || a.Body == nil {
-		return nil, mcpkit.InvalidArg("uid and body are required")
-	}
-	m, orig, err := o.ComposeReply(ctx, mail, folder, outbox.Ref{UID: a.UID.UID, Validity: a.UID.Validity}, outbox.ReplyOptions{
+	m, orig, err := o.ComposeReply(ctx, mail, folder, outbox.Ref(*a.UID), outbox.ReplyOptions{
 		Text: *a.Body, HTML: a.BodyHTML, All: a.ReplyAll, Quote: a.Quote == nil || *a.Quote,
 	})
 	if err != nil {

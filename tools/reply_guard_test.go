@@ -13,6 +13,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/email-mcp/email-mcp/attachments"
+	"github.com/email-mcp/email-mcp/mcpkit"
 	"github.com/email-mcp/email-mcp/smtp"
 	"github.com/email-mcp/email-mcp/tools"
 )
@@ -141,7 +142,7 @@ func TestReplyToManyRecipients(t *testing.T) {
 		res := callTool(t, e.client, "reply_email", map[string]any{"uid": uid, "body": "hi", "reply_all": tc.all})
 		code, msg, details := errorOf(t, res)
 		rcpts, _ := rec.take()
-		if !res.IsError || code != string(tools.CodeInvalidArgument) || !strings.Contains(msg, tc.want+" recipients") || !strings.Contains(msg, "nothing was sent") {
+		if !res.IsError || code != string(mcpkit.CodeInvalidArgument) || !strings.Contains(msg, tc.want+" recipients") || !strings.Contains(msg, "nothing was sent") {
 			t.Errorf("reply_all=%v to a 300-address Reply-To = %q (isError %v), want INVALID_ARGUMENT naming %s recipients; the reply reached %d recipients",
 				tc.all, res.Content[0].(mcp.TextContent).Text, res.IsError, tc.want, len(rcpts))
 		}
@@ -163,19 +164,19 @@ type replyCase struct {
 	all      bool
 	allowed  bool // through the server with SEND_ALLOWED_RECIPIENTS=example.test,xn--bcher-kva.example
 	to, cc   []string
-	code     tools.Code
+	code     mcpkit.Code
 	contains string
 }
 
 var hostileReplies = []replyCase{
 	{name: "reply-to 300", headers: "From: a@example.test\r\nReply-To: " + addrList(300, "r", "example.test") + "\r\n",
-		code: tools.CodeInvalidArgument, contains: "300 recipients"},
+		code: mcpkit.CodeInvalidArgument, contains: "300 recipients"},
 	{name: "from 300", headers: "From: " + addrList(300, "f", "example.test") + "\r\n",
-		code: tools.CodeInvalidArgument, contains: "300 recipients"},
+		code: mcpkit.CodeInvalidArgument, contains: "300 recipients"},
 	{name: "reply-to 101", headers: "From: a@example.test\r\nReply-To: " + addrList(101, "r", "example.test") + "\r\n",
-		code: tools.CodeInvalidArgument, contains: "101 recipients"},
+		code: mcpkit.CodeInvalidArgument, contains: "101 recipients"},
 	{name: "reply_all 60+41", all: true, headers: "From: a@example.test\r\nTo: " + addrList(60, "t", "example.test") + "\r\nCc: " + addrList(40, "c", "example.test") + "\r\n",
-		code: tools.CodeInvalidArgument, contains: "101 recipients"},
+		code: mcpkit.CodeInvalidArgument, contains: "101 recipients"},
 	{name: "reply-to 100 goes", headers: "From: a@example.test\r\nReply-To: " + addrList(100, "r", "example.test") + "\r\n",
 		to: strings.Split(strings.ReplaceAll(addrList(100, "r", "example.test"), ",\r\n ", ","), ",")},
 	{name: "300 copies of one address", headers: "From: a@example.test\r\nReply-To: " + strings.Repeat("Bob <BOB@Example.TEST>, bob@example.test, \"bob\"@EXAMPLE.test,\r\n ", 100) + "<bob@example.test>\r\n",
@@ -189,7 +190,7 @@ var hostileReplies = []replyCase{
 	{name: "group members", all: true, headers: "From: a@example.test\r\nTo: " + testFrom + ", team: b@example.test, c@example.test;\r\nCc: others: d@example.test;, e@example.test\r\n",
 		to: []string{"a@example.test", "b@example.test", "c@example.test"}, cc: []string{"d@example.test", "e@example.test"}},
 	{name: "group of 150", all: true, headers: "From: a@example.test\r\nTo: list: " + addrList(150, "g", "example.test") + ";\r\n",
-		code: tools.CodeInvalidArgument, contains: "151 recipients"},
+		code: mcpkit.CodeInvalidArgument, contains: "151 recipients"},
 	{name: "quoted name with comma", headers: "From: \"Doe, Jane\" <jane@example.test>\r\n",
 		to: []string{"jane@example.test"}},
 	{name: "unquoted name with comma", headers: "From: Doe, Jane <jane@example.test>\r\n",
@@ -203,7 +204,7 @@ var hostileReplies = []replyCase{
 	{name: "bare LF in reply-to", headers: "From: a@example.test\r\nReply-To: r@example.test\nBcc: victim@evil.test\r\n",
 		to: []string{"r@example.test"}},
 	{name: "NUL in address", headers: "From: a@example.test\r\nReply-To: r\x00@example.test\r\n",
-		code: tools.CodeInvalidArgument, contains: "nothing was sent"},
+		code: mcpkit.CodeInvalidArgument, contains: "nothing was sent"},
 	{name: "NUL after address", headers: "From: a@example.test\r\nReply-To: <r@example.test\x00>, s@example.test\r\n",
 		to: []string{"r@example.test", "s@example.test"}},
 	{name: "own address in many forms", all: true, headers: "From: Alice <alice@example.test>\r\n" +
@@ -215,9 +216,9 @@ var hostileReplies = []replyCase{
 	{name: "note to self", headers: "From: Agent <AGENT@sandbox.localhost>\r\nTo: agent@sandbox.localhost\r\n",
 		to: []string{"AGENT@sandbox.localhost"}},
 	{name: "reply-to outside allow-list", allowed: true, headers: "From: a@example.test\r\nReply-To: collect@evil.test\r\n",
-		code: tools.CodeRecipientNotAllowed, contains: "collect@evil.test"},
+		code: mcpkit.CodeRecipientNotAllowed, contains: "collect@evil.test"},
 	{name: "reply_all cc outside allow-list", allowed: true, all: true, headers: "From: a@example.test\r\nTo: " + testFrom + "\r\nCc: b@example.test, x@example.test.evil.test\r\n",
-		code: tools.CodeRecipientNotAllowed, contains: "x@example.test.evil.test"},
+		code: mcpkit.CodeRecipientNotAllowed, contains: "x@example.test.evil.test"},
 	{name: "reply-to inside allow-list", allowed: true, headers: "From: a@evil.test\r\nReply-To: QA@Example.Test\r\n",
 		to: []string{"QA@Example.Test"}},
 	{name: "allowed punycode domain", allowed: true, headers: "From: a@evil.test\r\nReply-To: qa@XN--BCHER-KVA.example\r\n",
@@ -225,9 +226,9 @@ var hostileReplies = []replyCase{
 	{name: "unicode form of an allowed punycode domain", allowed: true, headers: "From: a@evil.test\r\nReply-To: qa@Bücher.example\r\n",
 		to: []string{"qa@Bücher.example"}},
 	{name: "look-alike of an allowed domain", allowed: true, headers: "From: a@example.test\r\nReply-To: qa@exаmple.test\r\n", // Cyrillic а
-		code: tools.CodeRecipientNotAllowed, contains: "qa@exаmple.test"},
+		code: mcpkit.CodeRecipientNotAllowed, contains: "qa@exаmple.test"},
 	{name: "300 outside allow-list", allowed: true, headers: "From: a@example.test\r\nReply-To: " + addrList(300, "r", "evil.test") + "\r\n",
-		code: tools.CodeInvalidArgument, contains: "300 recipients"},
+		code: mcpkit.CodeInvalidArgument, contains: "300 recipients"},
 }
 
 // TestReplyHostileHeaders runs each hostile original through reply_email
@@ -324,7 +325,7 @@ func TestSendCountsParsedRecipients(t *testing.T) {
 			if tool == "send_email_with_attachments" {
 				args["attachment_paths"] = []any{"uploads/none.txt"}
 			}
-			text := e.wantError(t, tool, args, tools.CodeInvalidArgument)
+			text := e.wantError(t, tool, args, mcpkit.CodeInvalidArgument)
 			if !strings.Contains(text, tc.want) {
 				t.Errorf("%s %s = %q, want it to name %s", tool, tc.name, text, tc.want)
 			}
@@ -334,7 +335,7 @@ func TestSendCountsParsedRecipients(t *testing.T) {
 		}
 	}
 	// reply_to has its own cap of 10, in addresses too.
-	e.wantError(t, "send_email", map[string]any{"to": "a@x.test", "subject": "s", "body": "b", "reply_to": []any{short(11, "r")}}, tools.CodeInvalidArgument)
+	e.wantError(t, "send_email", map[string]any{"to": "a@x.test", "subject": "s", "body": "b", "reply_to": []any{short(11, "r")}}, mcpkit.CodeInvalidArgument)
 	if rcpts, _ := rec.take(); len(rcpts) != 0 {
 		t.Errorf("reply_to of 11: %d RCPT TO reached SMTP, want 0", len(rcpts))
 	}
@@ -349,14 +350,14 @@ func TestReplyCountsAgainstSendCap(t *testing.T) {
 	e, rec := recordingClient(t, env, tools.SendOptions{MaxPerHour: 1})
 	many := deliverOriginal(t, env, e, "cap many", "From: a@example.test\r\nReply-To: "+addrList(300, "r", "example.test")+"\r\n")
 	one := deliverOriginal(t, env, e, "cap one", "From: a@example.test\r\n")
-	e.wantError(t, "reply_email", map[string]any{"uid": many, "body": "x"}, tools.CodeInvalidArgument)
+	e.wantError(t, "reply_email", map[string]any{"uid": many, "body": "x"}, mcpkit.CodeInvalidArgument)
 	var r tools.ReplyResult
 	e.call(t, "reply_email", map[string]any{"uid": one, "body": "x"}, &r)
 	if !r.Success || len(r.Accepted) != 1 {
 		t.Fatalf("the first reply after a refused one = %+v, want sent to 1", r)
 	}
-	e.wantError(t, "send_email", map[string]any{"to": "b@example.test", "subject": "s", "body": "b"}, tools.CodeRateLimited)
-	e.wantError(t, "reply_email", map[string]any{"uid": one, "body": "again"}, tools.CodeRateLimited)
+	e.wantError(t, "send_email", map[string]any{"to": "b@example.test", "subject": "s", "body": "b"}, mcpkit.CodeRateLimited)
+	e.wantError(t, "reply_email", map[string]any{"uid": one, "body": "again"}, mcpkit.CodeRateLimited)
 	if rcpts, mails := rec.take(); len(rcpts) != 1 || len(mails) != 1 {
 		t.Errorf("SMTP got %d recipients in %d mails, want the one reply", len(rcpts), len(mails))
 	}

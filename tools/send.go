@@ -11,25 +11,12 @@ import (
 	"github.com/email-mcp/email-mcp/smtp"
 )
 
-// The send domain lives in package outbox; these are its names as the
-// wiring in cmd and the tests know them.
-type (
-	// Sender is the SMTP side the send tools use (smtp.Sender).
-	Sender = outbox.Sender
-	// SentStore is what the sent copy needs of the IMAP side.
-	SentStore = outbox.SentStore
-	// SendLogStore is what SEND_MAX_PER_HOUR and idempotency_key need of
-	// the IMAP side: their records live in the mailbox.
-	SendLogStore = outbox.SendLogStore
-	// DraftStore is what the draft tools need of the IMAP side.
-	DraftStore = outbox.DraftStore
-	// SendOptions configure the send tools.
-	SendOptions = outbox.Options
-)
+// SendOptions configure the send tools (the send domain's, package outbox).
+type SendOptions = outbox.Options
 
 // newOutbox prepares the send domain, its errors described as the tools
 // report them (for the stored results of idempotency keys).
-func newOutbox(sender Sender, store SentStore, opts SendOptions, log *slog.Logger) *outbox.Outbox {
+func newOutbox(sender outbox.Sender, store outbox.SentStore, opts SendOptions, log *slog.Logger) *outbox.Outbox {
 	return outbox.New(sender, store, opts, describeError, log)
 }
 

@@ -13,6 +13,7 @@ import (
 	gosmtp "github.com/emersion/go-smtp"
 	"github.com/mark3labs/mcp-go/mcp"
 
+	"github.com/email-mcp/email-mcp/mcpkit"
 	"github.com/email-mcp/email-mcp/smtp"
 	"github.com/email-mcp/email-mcp/tools"
 )
@@ -93,7 +94,7 @@ func TestSendHeaderInjection(t *testing.T) {
 			default:
 				args[field] = []any{"x@example.test" + bad}
 			}
-			e.wantError(t, "send_email", args, tools.CodeInvalidArgument)
+			e.wantError(t, "send_email", args, mcpkit.CodeInvalidArgument)
 		}
 	}
 	var r tools.SearchResult
@@ -101,9 +102,9 @@ func TestSendHeaderInjection(t *testing.T) {
 	if r.Total != 0 {
 		t.Errorf("%d messages were sent by refused calls", r.Total)
 	}
-	e.wantError(t, "send_email", map[string]any{"to": "not an address", "subject": "s", "body": "b"}, tools.CodeInvalidArgument)
-	e.wantError(t, "send_email", map[string]any{"to": []any{}, "subject": "s", "body": "b"}, tools.CodeInvalidArgument)
-	e.wantError(t, "send_email", map[string]any{"to": "a@example.test", "body": "b"}, tools.CodeInvalidArgument)
+	e.wantError(t, "send_email", map[string]any{"to": "not an address", "subject": "s", "body": "b"}, mcpkit.CodeInvalidArgument)
+	e.wantError(t, "send_email", map[string]any{"to": []any{}, "subject": "s", "body": "b"}, mcpkit.CodeInvalidArgument)
+	e.wantError(t, "send_email", map[string]any{"to": "a@example.test", "body": "b"}, mcpkit.CodeInvalidArgument)
 }
 
 func TestReplyEmailThreads(t *testing.T) {
@@ -142,7 +143,7 @@ func TestReplyEmailThreads(t *testing.T) {
 	if !slices.Contains(after.Flags, `\Answered`) {
 		t.Errorf(`original flags = %v, want \Answered`, after.Flags)
 	}
-	e.wantError(t, "reply_email", map[string]any{"uid": 9999, "body": "x"}, tools.CodeMessageNotFound)
+	e.wantError(t, "reply_email", map[string]any{"uid": 9999, "body": "x"}, mcpkit.CodeMessageNotFound)
 }
 
 func TestSendWithAttachments(t *testing.T) {
@@ -168,9 +169,9 @@ func TestSendWithAttachments(t *testing.T) {
 		t.Errorf("read back attachments = %+v", read.Attachment)
 	}
 	for _, p := range []string{"../.env", ".env", "attachments/email/../../.env", "/etc/passwd", "uploads/../../../.env", filepath.Join(env.base, ".env")} {
-		e.wantError(t, "send_email_with_attachments", map[string]any{"to": "bob@example.test", "subject": "leak", "body": "x", "attachment_paths": []any{p}}, tools.CodePathOutsideWorkspace)
+		e.wantError(t, "send_email_with_attachments", map[string]any{"to": "bob@example.test", "subject": "leak", "body": "x", "attachment_paths": []any{p}}, mcpkit.CodePathOutsideWorkspace)
 	}
-	e.wantError(t, "send_email_with_attachments", map[string]any{"to": "bob@example.test", "subject": "leak", "body": "x", "attachment_paths": []any{"uploads/missing.pdf"}}, tools.CodeInvalidArgument)
+	e.wantError(t, "send_email_with_attachments", map[string]any{"to": "bob@example.test", "subject": "leak", "body": "x", "attachment_paths": []any{"uploads/missing.pdf"}}, mcpkit.CodeInvalidArgument)
 	var leak tools.SearchResult
 	e.call(t, "search_emails", map[string]any{"subject": "leak"}, &leak)
 	if leak.Total != 0 {
@@ -334,7 +335,7 @@ func TestSendCapRefundsWhatWasNotSent(t *testing.T) {
 		t.Fatal(err)
 	}
 	e := &mailEnv{client: inProcessClient(t, ts)}
-	e.wantError(t, "send_email", map[string]any{"to": "a@example.test", "subject": "big", "body": strings.Repeat("x", 10000)}, tools.CodeAttachmentTooLarge)
+	e.wantError(t, "send_email", map[string]any{"to": "a@example.test", "subject": "big", "body": strings.Repeat("x", 10000)}, mcpkit.CodeAttachmentTooLarge)
 	res := callTool(t, e.client, "send_email", map[string]any{"to": "a@example.test", "subject": "small", "body": "b"})
 	if res.IsError {
 		t.Fatalf("first real send after a too-large attempt (nothing sent) = %s", res.Content[0].(mcp.TextContent).Text)

@@ -93,11 +93,11 @@ func pathError(err error, p string) error {
 		return te
 	}
 	switch te.Code {
-	case CodePathOutsideWorkspace:
+	case mcpkit.CodePathOutsideWorkspace:
 		te.Message = "attachment path " + quote(p) + " is outside the attachments workspace (only attachments/email/uploads/ and downloads/, no dotfiles)"
-	case CodeInvalidArgument:
+	case mcpkit.CodeInvalidArgument:
 		te.Message = "attachment path " + quote(p) + " is not a readable regular file in the workspace"
-	case CodeAttachmentTooLarge:
+	case mcpkit.CodeAttachmentTooLarge:
 		te.Message = "attachment " + quote(p) + " is larger than MAX_ATTACHMENT_SIZE_MB"
 	}
 	return te

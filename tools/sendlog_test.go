@@ -22,6 +22,7 @@ import (
 	"github.com/email-mcp/email-mcp/imap"
 	"github.com/email-mcp/email-mcp/internal/faultproxy"
 	"github.com/email-mcp/email-mcp/internal/mailtest"
+	"github.com/email-mcp/email-mcp/mcpkit"
 	"github.com/email-mcp/email-mcp/smtp"
 	"github.com/email-mcp/email-mcp/tools"
 )
@@ -365,7 +366,7 @@ func TestIdempotencyKeyMaybeDelivered(t *testing.T) {
 			} `json:"error"`
 		}
 		decode(t, res, &body)
-		if outcome != string(tools.CodeConnectionFailed) || !body.Error.MaybeDelivered || body.Error.Replayed != want {
+		if outcome != string(mcpkit.CodeConnectionFailed) || !body.Error.MaybeDelivered || body.Error.Replayed != want {
 			t.Errorf("call %d = %s %+v, want CONNECTION_FAILED with maybe_delivered, replayed %v", i, outcome, body.Error, want)
 		}
 	}

@@ -20,6 +20,7 @@ import (
 	gosmtp "github.com/emersion/go-smtp"
 
 	"github.com/email-mcp/email-mcp/internal/mailtest"
+	"github.com/email-mcp/email-mcp/mcpkit"
 	"github.com/email-mcp/email-mcp/tools"
 )
 
@@ -116,9 +117,9 @@ func TestGetThreadReplyExchange(t *testing.T) {
 	if got := threadIDs(page); !slices.Equal(got, want[2:]) || page.Total != 4 || !page.HasMore || page.Omitted != 2 {
 		t.Errorf("limit 2 = %v total %d has_more %v omitted %d, want the newest two", got, page.Total, page.HasMore, page.Omitted)
 	}
-	e.wantError(t, "get_thread", map[string]any{"uid": 999999}, tools.CodeMessageNotFound)
-	e.wantError(t, "get_thread", map[string]any{"uid": uid1, "limit": 201}, tools.CodeInvalidArgument)
-	e.wantError(t, "get_thread", map[string]any{"uid": uid1, "folder": acct.Folder("NoSuchFolder")}, tools.CodeFolderNotFound)
+	e.wantError(t, "get_thread", map[string]any{"uid": 999999}, mcpkit.CodeMessageNotFound)
+	e.wantError(t, "get_thread", map[string]any{"uid": uid1, "limit": 201}, mcpkit.CodeInvalidArgument)
+	e.wantError(t, "get_thread", map[string]any{"uid": uid1, "folder": acct.Folder("NoSuchFolder")}, mcpkit.CodeFolderNotFound)
 }
 
 func threadIDs(th tools.ThreadResult) []string {
@@ -258,9 +259,9 @@ func TestForwardCarriesAttachments(t *testing.T) {
 	if inSent.Total != 2 {
 		t.Errorf("Sent holds %d forwards, want 2", inSent.Total)
 	}
-	e.wantError(t, "forward_email", map[string]any{"uid": uid, "to": "b@example.test", "mode": "digest"}, tools.CodeInvalidArgument)
-	e.wantError(t, "forward_email", map[string]any{"uid": 999999, "to": "b@example.test"}, tools.CodeMessageNotFound)
-	e.wantError(t, "forward_email", map[string]any{"uid": uid, "to": "b@example.test\r\nBcc: x@example.test"}, tools.CodeInvalidArgument)
+	e.wantError(t, "forward_email", map[string]any{"uid": uid, "to": "b@example.test", "mode": "digest"}, mcpkit.CodeInvalidArgument)
+	e.wantError(t, "forward_email", map[string]any{"uid": 999999, "to": "b@example.test"}, mcpkit.CodeMessageNotFound)
+	e.wantError(t, "forward_email", map[string]any{"uid": uid, "to": "b@example.test\r\nBcc: x@example.test"}, mcpkit.CodeInvalidArgument)
 }
 
 // TestThreadToolsReadOnly: read-only mode lists get_thread (it only
@@ -290,12 +291,12 @@ func TestForwardGuardrails(t *testing.T) {
 	}
 	e := &mailEnv{acct: acct, client: inProcessClient(t, ts)}
 	uid := acct.Append(t, "INBOX", []byte("From: a@example.test\r\nSubject: guarded\r\nMessage-ID: <"+uniqueID(t, "g")+">\r\n\r\nbody\r\n"))
-	e.wantError(t, "forward_email", map[string]any{"uid": uid, "to": "boss@example.test"}, tools.CodeRecipientNotAllowed)
+	e.wantError(t, "forward_email", map[string]any{"uid": uid, "to": "boss@example.test"}, mcpkit.CodeRecipientNotAllowed)
 	many := make([]any, 101)
 	for i := range many {
 		many[i] = "r" + strings.Repeat("x", i%7) + "@example.org"
 	}
-	e.wantError(t, "forward_email", map[string]any{"uid": uid, "to": many}, tools.CodeInvalidArgument)
+	e.wantError(t, "forward_email", map[string]any{"uid": uid, "to": many}, mcpkit.CodeInvalidArgument)
 	rl.mu.Lock()
 	n := len(rl.got)
 	rl.mu.Unlock()
@@ -325,7 +326,7 @@ func TestForwardAuditAndHourlyCap(t *testing.T) {
 	e.call(t, "get_thread", map[string]any{"uid": msg.UID}, &tools.ThreadResult{})
 	var r tools.ForwardResult
 	e.call(t, "forward_email", map[string]any{"uid": msg.UID, "to": []any{"a@example.test", "b@example.test"}, "body": "note hunter2"}, &r)
-	e.wantError(t, "forward_email", map[string]any{"uid": msg.UID, "to": "a@example.test"}, tools.CodeRateLimited)
+	e.wantError(t, "forward_email", map[string]any{"uid": msg.UID, "to": "a@example.test"}, mcpkit.CodeRateLimited)
 	lines := auditLines(t, logs.String())
 	if len(lines) != 2 || lines[0]["tool"] != "forward_email" || lines[0]["result"] != "ok" || lines[0]["recipients"] != float64(2) ||
 		lines[0]["message_id"] != r.MessageID || lines[1]["result"] != "RATE_LIMITED" || lines[0]["key_id"] != "key-7" {

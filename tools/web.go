@@ -67,45 +67,23 @@ func (s *Server) Attachment(ctx context.Context, folder, uid string, index int, 
 }
 
 // Watch calls arrived with each message that reaches folder from now on
-// (the IMAP watcher the waits use: IDLE, one connection per folder) until
-// ctx ends or the watcher fails; ready is called once it is subscribed.
-// It returns nil when ctx ends, else the subscription's error.
+// (imap.Client.WatchNew: the watcher the waits use) until ctx ends, which
+// returns nil, or the watcher fails; ready is called once it is subscribed.
 func (s *Server) Watch(ctx context.Context, folder string, ready func(), arrived func(uid uint32)) error {
-	st, ok := s.deps.Mail.(interface {
-		Subscribe(ctx context.Context, folder string, afterUID uint32) (*imap.Subscription, error)
-		UIDNext(ctx context.Context, folder string) (uint32, uint32, error)
+	w, ok := s.deps.Mail.(interface {
+		WatchNew(ctx context.Context, folder string, ready func(), arrived func(uid uint32)) error
 	})
 	if !ok {
 		return Classify(errNoMail)
 	}
 	folder, err := checkFolder(folder, "folder")
+	if err == nil {
+		err = w.WatchNew(ctx, folder, ready, arrived)
+	}
 	if err != nil {
 		return Classify(err)
 	}
-	_, next, err := st.UIDNext(ctx, folder)
-	if err != nil {
-		return Classify(folderError(err, folder))
-	}
-	sub, err := st.Subscribe(ctx, folder, next-1)
-	if err != nil {
-		return Classify(folderError(err, folder))
-	}
-	defer sub.Close()
-	ready()
-	for {
-		select {
-		case <-ctx.Done():
-			return nil
-		case m, ok := <-sub.C:
-			if !ok {
-				if err := sub.Err(); err != nil {
-					return Classify(err)
-				}
-				return nil
-			}
-			arrived(m.UID)
-		}
-	}
+	return nil
 }
 
 // webTarget checks a folder and a message reference given as text.

@@ -229,7 +229,7 @@ func (h *Handler) raw(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// toolError answers an error of the extra methods (a *tools.Error: its
+// toolError answers an error of the extra methods (a *mcpkit.Error: its
 // text is "CODE: message", safe to show).
 func (h *Handler) toolError(w http.ResponseWriter, err error) {
 	code, msg, _ := strings.Cut(err.Error(), ": ")

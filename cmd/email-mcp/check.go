@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/email-mcp/email-mcp/config"
+	"github.com/email-mcp/email-mcp/mcpkit"
 	"github.com/email-mcp/email-mcp/tools"
 )
 
@@ -98,7 +99,7 @@ func printDiagnosis(w io.Writer, steps []string, err error, oauth bool) int {
 	te := tools.Classify(err)
 	fmt.Fprintf(w, "  FAILED %s: %v\n", te.Code, err)
 	hint := hints[te.Code]
-	if oauth && te.Code == tools.CodeAuthFailed {
+	if oauth && te.Code == mcpkit.CodeAuthFailed {
 		hint = oauthHint
 	}
 	if hint != "" {
@@ -129,13 +130,13 @@ func signIn(cfg *config.Config) string {
 	return "OAuth 2.0 (mechanism " + string(cfg.OAuthMechanism) + "; token from " + src + ")"
 }
 
-var hints = map[tools.Code]string{
-	tools.CodeAuthFailed: "check the user and password; Gmail and Outlook need an app password when 2-step verification is on",
-	tools.CodeTLSFailed: strings.Join([]string{
+var hints = map[mcpkit.Code]string{
+	mcpkit.CodeAuthFailed: "check the user and password; Gmail and Outlook need an app password when 2-step verification is on",
+	mcpkit.CodeTLSFailed: strings.Join([]string{
 		"the server's certificate is not trusted or TLS is not offered;",
 		"set TLS_CA_FILE to your CA, or check IMAP_SSL/IMAP_STARTTLS and SMTP_SSL/SMTP_STARTTLS against the port",
 		"(993/465 implicit TLS, 143/587 STARTTLS)",
 	}, " "),
-	tools.CodeConnectionFailed:  "check the host and port, and that a firewall lets this machine reach them",
-	tools.CodeConnectionTimeout: "the server did not answer: check the port and the TLS mode (implicit TLS on a STARTTLS port hangs)",
+	mcpkit.CodeConnectionFailed:  "check the host and port, and that a firewall lets this machine reach them",
+	mcpkit.CodeConnectionTimeout: "the server did not answer: check the port and the TLS mode (implicit TLS on a STARTTLS port hangs)",
 }
