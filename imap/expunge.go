@@ -69,17 +69,11 @@ func (c *Client) Delete(ctx context.Context, req DeleteRequest) (*Deletion, erro
 // checkDelete refuses a request no server can serve, before any I/O.
 func checkDelete(req DeleteRequest) error {
 	err := checkFolder(req.Folder)
-	switch {
-	case err != nil:
+	if err == nil {
+		err = checkUIDList(req.UIDs, maxDelete)
+	}
+	if err != nil || req.Permanent {
 		return err
-	case len(req.UIDs) == 0:
-		return fmt.Errorf("no UID: %w", ErrInvalid)
-	case len(req.UIDs) > maxDelete:
-		return fmt.Errorf("more than %d UIDs: %w", maxDelete, ErrInvalid)
-	case slices.Contains(req.UIDs, 0):
-		return fmt.Errorf("UID 0: %w", ErrInvalid)
-	case req.Permanent:
-		return nil
 	}
 	if err := checkFolder(req.Trash); err != nil {
 		return err

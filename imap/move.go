@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 
 	goimap "github.com/emersion/go-imap/v2"
 )
@@ -244,15 +243,10 @@ const maxMoveMany = 1000
 func (c *Client) MoveMany(ctx context.Context, from string, uids []uint32, to string) (int, error) {
 	op := fmt.Sprintf("move %d messages from %q to %q", len(uids), from, to)
 	err := checkFolder(from)
-	switch {
-	case err != nil:
-	case len(uids) == 0:
-		err = fmt.Errorf("no UID: %w", ErrInvalid)
-	case len(uids) > maxMoveMany:
-		err = fmt.Errorf("more than %d UIDs: %w", maxMoveMany, ErrInvalid)
-	case slices.Contains(uids, 0):
-		err = fmt.Errorf("UID 0: %w", ErrInvalid)
-	default:
+	if err == nil {
+		err = checkUIDList(uids, maxMoveMany)
+	}
+	if err == nil {
 		err = checkFolder(to)
 	}
 	if err == nil && canonicalFolder(from) == canonicalFolder(to) {

@@ -99,14 +99,8 @@ func fetchRecords(cn *conn, uids []uint32, raw bool) ([]Record, error) {
 func (c *Client) Remove(ctx context.Context, folder string, uids []uint32) error {
 	op := fmt.Sprintf("remove %d messages from %q", len(uids), folder)
 	err := checkFolder(folder)
-	switch {
-	case err != nil:
-	case len(uids) == 0:
-		err = fmt.Errorf("no UID: %w", ErrInvalid)
-	case len(uids) > maxMoveMany:
-		err = fmt.Errorf("more than %d UIDs: %w", maxMoveMany, ErrInvalid)
-	case slices.Contains(uids, 0):
-		err = fmt.Errorf("UID 0: %w", ErrInvalid)
+	if err == nil {
+		err = checkUIDList(uids, maxMoveMany)
 	}
 	if err != nil {
 		return fmt.Errorf("%s: %w", op, err)

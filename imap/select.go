@@ -3,6 +3,7 @@ package imap
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	goimap "github.com/emersion/go-imap/v2"
@@ -53,6 +54,20 @@ func canonicalFolder(name string) string {
 func checkFolder(name string) error {
 	if name == "" || strings.ContainsAny(name, "\x00\r\n") {
 		return fmt.Errorf("folder name %q: %w", name, ErrInvalid)
+	}
+	return nil
+}
+
+// checkUIDList refuses a UID list no command should carry: none, more than
+// max (0: no bound) or a UID 0.
+func checkUIDList(uids []uint32, max int) error {
+	switch {
+	case len(uids) == 0:
+		return fmt.Errorf("no UID: %w", ErrInvalid)
+	case max > 0 && len(uids) > max:
+		return fmt.Errorf("more than %d UIDs: %w", max, ErrInvalid)
+	case slices.Contains(uids, 0):
+		return fmt.Errorf("UID 0: %w", ErrInvalid)
 	}
 	return nil
 }

@@ -45,13 +45,10 @@ func (c *Client) SetFlags(ctx context.Context, folder string, uids []uint32, ch 
 	op := fmt.Sprintf("set flags in %q", folder)
 	add, del := ch.ops()
 	err := checkFolder(folder)
-	switch {
-	case err != nil:
-	case len(uids) == 0:
-		err = fmt.Errorf("no UID: %w", ErrInvalid)
-	case slices.Contains(uids, 0):
-		err = fmt.Errorf("UID 0: %w", ErrInvalid)
-	case len(add)+len(del) == 0:
+	if err == nil {
+		err = checkUIDList(uids, 0)
+	}
+	if err == nil && len(add)+len(del) == 0 {
 		err = fmt.Errorf("no flag to change: %w", ErrInvalid)
 	}
 	if err != nil {

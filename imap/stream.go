@@ -46,8 +46,14 @@ func (c *Client) StreamPart(ctx context.Context, folder string, uid uint32, path
 	if err != nil {
 		return 0, err
 	}
+	return c.streamSized(ctx, op, folder, uid, path, size, w)
+}
+
+// streamSized copies section path of message uid (nil: the whole message)
+// into w under the deadline of a transfer of size bytes.
+func (c *Client) streamSized(ctx context.Context, op, folder string, uid uint32, path []int, size int64, w io.Writer) (int64, error) {
 	var n int64
-	err = c.doTimeout(ctx, op, c.transferTimeout(size), func(cn *conn) error {
+	err := c.doTimeout(ctx, op, c.transferTimeout(size), func(cn *conn) error {
 		if _, _, err := cn.selectFolder(folder, false); err != nil {
 			return err
 		}

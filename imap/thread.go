@@ -101,16 +101,7 @@ func (c *Client) StreamMessage(ctx context.Context, folder string, uid uint32, w
 	if err != nil {
 		return 0, err
 	}
-	var n int64
-	err = c.doTimeout(ctx, op, c.transferTimeout(size), func(cn *conn) error {
-		if _, _, err := cn.selectFolder(folder, false); err != nil {
-			return err
-		}
-		var err error
-		n, err = streamSection(cn, uid, nil, w)
-		return err
-	})
-	return n, err
+	return c.streamSized(ctx, op, folder, uid, nil, size, w)
 }
 
 // AddKeywords adds flags or keywords (such as "$Forwarded") to the messages
