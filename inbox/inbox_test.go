@@ -165,7 +165,9 @@ func TestRealCorpusThroughView(t *testing.T) {
 	}
 	n := 0
 	for _, c := range cases {
-		if c.Miss != "" {
+		// A blind case is measured once, by extract's TestRealCorpus, and
+		// its answers stay unread until it is folded into tune.
+		if c.Miss != "" || c.Split == "blind" {
 			continue
 		}
 		raw, err := os.ReadFile(filepath.Join(dir, c.File))
