@@ -63,14 +63,8 @@ func (p *parsed) view() extract.Message {
 		if m, err := mail.ReadMessage(bytes.NewReader(p.raw)); err == nil {
 			headers = map[string][]string(m.Header)
 		}
-		text := b.Text
-		if b.TextFromHTML {
-			// The extractors render the HTML themselves, leaving out the
-			// quoted history; a copy rendered for people would bring it
-			// back, and every link twice.
-			text = ""
-		}
-		p.viewed = &extract.Message{Subject: p.header().Subject, Text: text, HTML: b.HTML, Headers: headers}
+		m := extract.MessageOf(p.header().Subject, headers, b)
+		p.viewed = &m
 	}
 	return *p.viewed
 }
