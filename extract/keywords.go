@@ -48,7 +48,8 @@ var otpKeywords = []kwGroup{
 		"otp|passcode|pin|pin code|2fa|mfa|two-factor|two factor|2-step|two-step|temporary code|" +
 		"temporary password|single-use code|your code|this code|the code|sign in token|sign-in token|" +
 		"login token|log-in token|the following token|this token|your token"},
-	{class: kwCode, weight: 0.9, words: "~code|codes|código|codigo|códigos|codice|kode|kod|код|verification|verificación|verificação|" +
+	{class: kwCode, weight: 0.9, words: "invitation code|invite code|~einladungscode|code d'invitation|" +
+		"código de invitación|código de convite|codice di invito|~code|codes|código|codigo|códigos|codice|kode|kod|код|verification|verificación|verificação|" +
 		"vérification|verifica|verificatie|~bestätigungscode|~sicherheitscode|~verifizierungscode|~anmeldecode|" +
 		"~zugangscode|~einmalcode|~prüfcode|einmalpasswort|einmal-passwort|einmalkennwort|tan|clave|" +
 		"contraseña temporal|contraseña de un solo uso|mot de passe à usage unique|mot de passe temporaire|" +
@@ -71,7 +72,7 @@ var otpKeywords = []kwGroup{
 		"build|version|release|status code|error code|error|http|port|ending in|ends in|card|visa|" +
 		"mastercard|amex|iban|sku|item|model|serial|isbn|issue|pull request|commit|page|no.|nr.|qr code|" +
 		"qr-code|qr|bar code|~barcode|promo code|~promocode|promo|promotion code|discount code|coupon|" +
-		"coupon code|voucher|gift card|referral code|referral|invite code|invitation code|country code|" +
+		"coupon code|voucher|gift card|referral code|referral|country code|" +
 		"area code|source code|dress code|meeting passcode|meeting password|meeting code|webinar passcode|" +
 		"wifi password|wi-fi password|door code|gate code|tracking code|product code|booking code|sort code|customer code|" +
 		"client code|branch code|bank code|swift code|bic|routing number|tax code|account code|course code|" +

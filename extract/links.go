@@ -3,6 +3,7 @@ package extract
 import (
 	"cmp"
 	"slices"
+	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -56,6 +57,7 @@ type linkCand struct {
 	context string // the text around it: the rest of its line, or the line before
 	image   bool   // an image link without text
 	button  bool   // styled as a button
+	inline  bool   // an anchor inside a sentence, words on its line before and after it
 }
 
 // maxLinks bounds the link occurrences read from one message. Newsletters
@@ -76,7 +78,7 @@ func collectLinks(m Message) []linkCand {
 				out = append(out, linkCand{
 					raw: a.Href, target: unwrap(a.Href), own: a.Text, near: a.Text,
 					context: contextOf(r.text, a.Start, a.Outer, r.anchors),
-					image:   a.Image, button: a.Button,
+					image:   a.Image, button: a.Button, inline: inlineAnchor(r.text, a.Start, a.Outer, r.anchors),
 				})
 			}
 		}
@@ -120,7 +122,10 @@ func textLinks(out []linkCand, text string, anchors []message.HTMLLink) []linkCa
 		if nb, na := lastSentence(before), firstSentence(after); len(nb) < len(before) || len(na) < len(after) {
 			near = label(nb + " " + na)
 		}
-		out = append(out, linkCand{raw: u.url, target: unwrap(u.url), own: own, near: near, context: ctx})
+		// "&amp;" in a URL of plain text is an ampersand escaped for HTML
+		// (Moodle sends its HTML as the text part too, Matomo escapes it).
+		raw := strings.ReplaceAll(u.url, "&amp;", "&")
+		out = append(out, linkCand{raw: raw, target: unwrap(raw), own: own, near: near, context: ctx})
 	}
 	return out
 }
@@ -176,6 +181,15 @@ func contextOf(text string, s, e int, anchors []message.HTMLLink) string {
 	return prevLine(text, lineStart(text, s), anchors)
 }
 
+// inlineAnchor reports an anchor with words before and after it on its
+// line: a reference inside a sentence ("Carol mentioned you in <a>SSO
+// login for contractors</a> on <a>Ops</a>"), whose text names a thing,
+// where an action link stands as a line or a button of its own.
+func inlineAnchor(text string, s, e int, anchors []message.HTMLLink) bool {
+	return hasLetter(stripRanges(text, lineStart(text, s), s, anchors)) &&
+		hasLetter(stripRanges(text, e, lineEnd(text, e), anchors))
+}
+
 // maxContext bounds the bytes of context taken on each side of a link.
 const maxContext = 200
 
@@ -214,7 +228,7 @@ func prevLine(text string, ls int, anchors []message.HTMLLink) string {
 	for i, end := 0, ls-1; end > 0 && i < maxPrevLines; i++ {
 		start := lineStart(text, end)
 		if line := label(stripRanges(text, start, end, anchors)); hasLetter(line) {
-			return line
+			return label(lastSentence(line))
 		}
 		end = start - 1
 	}
@@ -278,27 +292,67 @@ func mergeLinks(cands []linkCand, unsub map[string]bool, subject float64) []Link
 	excluded := map[string]bool{}
 	for _, c := range cands {
 		if excludedLink(c, unsub) {
-			excluded[c.target] = true
+			excluded[sameTarget(c.target)] = true
 		}
 	}
 	byURL := map[string]*scoredLink{}
 	var order []*scoredLink
 	for _, c := range cands {
-		if excluded[c.target] {
+		key := sameTarget(c.target)
+		if excluded[key] {
 			continue
 		}
 		s, l := scoreLink(c, subject)
-		e, ok := byURL[c.target]
+		e, ok := byURL[key]
 		if !ok {
 			e = &scoredLink{link: l, score: s}
-			byURL[c.target] = e
+			byURL[key] = e
 			order = append(order, e)
 		} else if s > e.score {
+			first := e.link.URL // the HTML's href, which a click follows, before the text's copy
 			e.link, e.score = l, s
+			e.link.URL = first
 		}
 		e.count++
 	}
 	return rank(dropPrefixes(order))
+}
+
+// sameTarget returns the form two occurrences of one link share: the query
+// with the percent-escapes of characters a query may hold as they are
+// decoded, and the others in upper case. HumHub's HTML writes
+// "?r=user%2Fpassword-recovery%2Freset&token=…", its text part
+// "?r=user/password-recovery/reset&token=…": one link, not two.
+func sameTarget(s string) string {
+	i := strings.IndexByte(s, '?')
+	if i < 0 || !strings.Contains(s[i:], "%") {
+		return s
+	}
+	var b strings.Builder
+	b.WriteString(s[:i])
+	for q, j := s[i:], 0; j < len(q); j++ {
+		c, ok := escapedByte(q, j)
+		switch {
+		case !ok:
+			b.WriteByte(q[j])
+			continue
+		case c < 0x80 && (unicode.IsLetter(rune(c)) || unicode.IsDigit(rune(c)) || strings.IndexByte("-._~/:@!$'()*,;", c) >= 0):
+			b.WriteByte(c)
+		default:
+			b.WriteString(strings.ToUpper(q[j : j+3]))
+		}
+		j += 2
+	}
+	return b.String()
+}
+
+// escapedByte returns the byte that a percent-escape at q[j] stands for.
+func escapedByte(q string, j int) (byte, bool) {
+	if q[j] != '%' || j+2 >= len(q) {
+		return 0, false
+	}
+	n, err := strconv.ParseUint(q[j+1:j+3], 16, 8)
+	return byte(n), err == nil
 }
 
 // dropPrefixes removes the links whose URL another link's URL extends by

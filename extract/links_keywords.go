@@ -47,13 +47,14 @@ var linkKeywords = []kwGroup{
 	{class: lkAction, weight: 1, kind: KindOther, words: "unlock|unlock account|unlock my account|" +
 		"unlock your account|entsperren|konto entsperren|débloquer|desbloquear|sblocca"},
 	{class: lkAction, weight: 0.7, kind: KindOther, words: "redeem|redeemed|accept invitation|accept invite|accept the invitation|" +
+		"view invitation|view the invitation|view your invitation|enroll|enrol|" +
 		"join|aceptar invitación|einladung annehmen|accepter l'invitation|aceitar convite|accetta invito"},
 	{class: lkAction, weight: 0.3, kind: KindOther, words: "continue|click here|continuar|weiter|continuer|" +
 		"get started|open|haga clic aquí|hier klicken|cliquez ici|clique aqui|clicca qui"},
 	{class: lkAgainst, weight: 0.7, words: "view it|view them|view the|to view|view on|view in|view more|" +
 		"see it|see them|ansehen|voir|ver el|ver a"},
 	{class: lkAgainst, weight: 1, words: "log out|logout|sign out|signout|this wasn't me|wasn't you|not you|" +
-		"secure your account|report|deny|block|cancel"},
+		"secure your account|report|deny|block|cancel|revoke|revoke access|revoke it|widerrufen|révoquer|revocar"},
 	{class: lkExclude, weight: 1, words: "enter code|enter the code|enter your code|enter verification code|" +
 		"enter the verification code|enter your verification code|code eingeben|saisir le code|introducir el código"},
 	{class: lkExclude, weight: 1, words: "turn notifications off|turn off notifications|notifications off|" +
@@ -92,7 +93,7 @@ var urlWords = map[string]string{
 	"signup": KindVerify, "register": KindVerify, "registration": KindVerify,
 	"invite": KindOther, "invitation": KindOther, "join": KindOther, "invites": KindOther,
 	"invitations": KindOther, "invitee": KindOther,
-	"setup": KindVerify, "renew": KindConfirm, "renewal": KindConfirm, "reactivate": KindVerify,
+	"setup": KindVerify, "enroll": KindVerify, "enrollment": KindVerify, "renew": KindConfirm, "renewal": KindConfirm, "reactivate": KindVerify,
 }
 
 // tokenParams are query keys that carry a one-time secret.

@@ -37,7 +37,7 @@ func excludedLink(c linkCand, unsub map[string]bool) bool {
 	if !isHTTP(c.target) || unsub[c.raw] || unsub[c.target] {
 		return true
 	}
-	for _, h := range linkIndex.find(normalizeRunes([]rune(c.near))) {
+	for _, h := range linkIndex.find(wordsOf(c.near)) {
 		if h.kw.class == lkExclude {
 			return true
 		}
@@ -126,10 +126,14 @@ func excludedPath(path string) bool {
 // the final score).
 func scoreLink(c linkCand, subject float64) (float64, Link) {
 	votes := map[string]float64{}
-	own := linkIndex.find(normalizeRunes([]rune(c.own)))
-	ctx := linkIndex.find(normalizeRunes([]rune(c.context)))
-	s := wLinkText*actionWeight(own) - wLinkAgainst*againstWeight(own) + wLinkContext*actionWeight(ctx) -
-		wLinkContext/2*againstWeight(ctx)
+	own := linkIndex.find(wordsOf(c.own))
+	ctx := linkIndex.find(wordsOf(c.context))
+	text := wLinkText
+	if c.inline {
+		text = wLinkContext // a name inside a sentence, not a label
+	}
+	s := text*actionWeight(own) - wLinkAgainst*againstWeight(own) + wLinkContext*actionWeight(ctx) -
+		wLinkContext/2*againstWeight(notInURL(ctx, c.target))
 	vote(votes, own, 3)
 	vote(votes, ctx, 1)
 	info := urlInfo{}
@@ -148,11 +152,31 @@ func scoreLink(c linkCand, subject float64) (float64, Link) {
 	if c.image {
 		s -= wLinkImage
 	}
-	text := c.own
-	if text == "" {
-		text = c.context
+	label := c.own
+	if label == "" {
+		label = c.context
 	}
-	return s, Link{URL: c.target, Text: text, Kind: kindOf(votes, info.token || info.opaque, c.own+" "+c.context)}
+	return s, Link{URL: c.target, Text: label, Kind: kindOf(votes, info.token || info.opaque, c.own+" "+c.context)}
+}
+
+// wordsOf returns the text around a link, normalized, without the URLs in
+// it: a URL written as its own anchor text, or beside another, is no
+// sentence ("https://help.example.test/pwreset.php?token=…" says neither
+// "help" nor "reset" as words do).
+func wordsOf(s string) []rune {
+	urls := findURLs(s)
+	if len(urls) == 0 {
+		return normalizeRunes([]rune(s))
+	}
+	var b strings.Builder
+	prev := 0
+	for _, u := range urls {
+		b.WriteString(s[prev:u.start])
+		b.WriteByte(' ')
+		prev = u.end
+	}
+	b.WriteString(s[prev:])
+	return normalizeRunes([]rune(b.String()))
 }
 
 // actionWeight is the weight of the strongest action word among hits.
@@ -164,6 +188,21 @@ func actionWeight(hits []hit) float64 {
 		}
 	}
 	return best
+}
+
+// notInURL drops the hits whose word the URL itself holds: the text
+// around a link that speaks of cancelling, when the link is ".../cancel/
+// confirm/…" (Drupal's account cancellation), speaks of what the link
+// does, not of another action.
+func notInURL(hits []hit, target string) []hit {
+	lower := strings.ToLower(target)
+	var out []hit
+	for _, h := range hits {
+		if h.kw.class != lkAgainst || !strings.Contains(lower, "/"+string(h.kw.word)) {
+			out = append(out, h)
+		}
+	}
+	return out
 }
 
 func againstWeight(hits []hit) float64 {
@@ -219,9 +258,7 @@ func urlEvidence(u *url.URL) urlInfo {
 	}
 	for _, part := range parts {
 		info.opaque = info.opaque || opaqueWords(part)
-		words := strings.FieldsFunc(strings.ToLower(part), func(r rune) bool {
-			return !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9')
-		})
+		words := urlWordsOf(part)
 		for i, w := range words {
 			info.addWord(w)
 			if i > 0 {
@@ -230,6 +267,60 @@ func urlEvidence(u *url.URL) urlInfo {
 		}
 	}
 	return info
+}
+
+// urlWordsOf splits a part of a URL into lowercase words: at every
+// character that is no ASCII letter or digit, and at a lowercase letter
+// followed by a capital ("entryPoint=changePassword",
+// "pendingInvitation"). A compound in one word ("/changepassword",
+// "/verifyemail") also gives the action word it starts or ends with.
+func urlWordsOf(part string) []string {
+	var words []string
+	start := -1
+	flush := func(end int) {
+		if start >= 0 {
+			w := strings.ToLower(part[start:end])
+			words = append(words, w)
+			if a := compoundAction(w); a != "" {
+				words = append(words, a)
+			}
+		}
+		start = -1
+	}
+	for i := 0; i < len(part); i++ {
+		c := part[i]
+		alnum := c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
+		switch {
+		case !alnum:
+			flush(i)
+		case start < 0:
+			start = i
+		case c >= 'A' && c <= 'Z' && part[i-1] >= 'a' && part[i-1] <= 'z':
+			flush(i)
+			start = i
+		}
+	}
+	flush(len(part))
+	return words
+}
+
+// compoundActions are the action words a compound of a URL may start or
+// end with.
+var compoundActions = []string{"password", "verification", "verify", "confirmation", "confirm",
+	"activation", "activate", "reset", "login", "signin", "recovery", "recover", "unlock", "enroll"}
+
+// compoundAction returns the action word that a word of nine letters or
+// more, itself no URL word, starts or ends with, or "".
+func compoundAction(w string) string {
+	if len(w) < 9 || urlWords[w] != "" {
+		return ""
+	}
+	for _, a := range compoundActions {
+		if strings.HasPrefix(w, a) || strings.HasSuffix(w, a) {
+			return a
+		}
+	}
+	return ""
 }
 
 // queryParts appends the keys of a raw query, and its values that are not
@@ -300,7 +391,10 @@ func namesRequest(u *url.URL) bool {
 		if err == nil && strings.Contains(v, "@") {
 			continue // an address names the user, not a request: a sign-in form filled in
 		}
-		if idLike(p.value) {
+		if err != nil {
+			v = p.value
+		}
+		if idLike(v) { // decoded: the digits of "%2F" are no id ("?r=user%2Fpassword-recovery")
 			return true
 		}
 		if err == nil && !navigationParam(k) && !strings.Contains(v, "/") && utf8.RuneCountInString(v) >= 3 {
@@ -317,7 +411,7 @@ func namesRequest(u *url.URL) bool {
 // pages, "kQvRmXpLtZwBnYcD" is a key).
 func idLike(p string) bool {
 	if strings.ContainsAny(p, "0123456789") {
-		return true
+		return !routeWord(p)
 	}
 	if len(p) < minOpaque {
 		return false
@@ -332,6 +426,25 @@ func idLike(p string) bool {
 		}
 	}
 	return false
+}
+
+// routeWord reports the segments with digits that name a route, not a
+// request: an API version ("/auth/v1/account", "v2.1") or a word such as
+// "2fa" and "oauth2".
+func routeWord(p string) bool {
+	switch strings.ToLower(p) {
+	case "2fa", "oauth2":
+		return true
+	}
+	if len(p) < 2 || p[0] != 'v' && p[0] != 'V' {
+		return false
+	}
+	for _, r := range p[1:] {
+		if (r < '0' || r > '9') && r != '.' {
+			return false
+		}
+	}
+	return p[1] != '.'
 }
 
 // navigationParam reports query keys that choose a page, how it shows,

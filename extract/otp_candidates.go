@@ -26,6 +26,15 @@ func (t token) lowerGroup() bool {
 	return t.lower == t.other && int(t.lower) == t.size() && t.size() >= 3 && t.size() <= 6
 }
 
+// lowerAlnumGroup reports a token of 3–6 ASCII lowercase letters and
+// digits, a group of a code like Linear's "kq481-7203m".
+func (t token) lowerAlnumGroup() bool {
+	return t.upper == 0 && t.lower == t.other && t.digits == t.ascii && t.size() >= 3 && t.size() <= 6
+}
+
+// mixesLowerDigits reports a lowercase group with letters and digits.
+func (t token) mixesLowerDigits() bool { return t.lowerAlnumGroup() && t.lower > 0 && t.digits > 0 }
+
 // candidate is a code-shaped run of a text.
 type candidate struct {
 	s, e     int  // rune range of the raw code
@@ -34,7 +43,7 @@ type candidate struct {
 	size     int  // digits and letters, separators not counted
 	prefixed bool // follows a sender mark like "G-"
 	letters  bool // letters only, in dashed groups
-	lower    bool // lowercase letters only, in three or more dashed groups
+	lower    bool // lowercase letters (and digits), in dashed groups
 	cased    bool // one token of letters and digits in lowercase or both cases
 	long     bool // one token of 16–40 letters and digits, a code only where a code keyword binds it
 }
@@ -128,6 +137,9 @@ func (v *textView) joint(a, b token) rune {
 	if a.lowerGroup() && b.lowerGroup() && isDash(sep) {
 		return '-'
 	}
+	if isDash(sep) && a.lowerAlnumGroup() && b.lowerAlnumGroup() && (a.mixesLowerDigits() || b.mixesLowerDigits()) {
+		return '-' // "kq481-7203m"
+	}
 	if !a.codeable() || !b.codeable() {
 		return 0
 	}
@@ -161,7 +173,7 @@ func candidateOf(chain []token, dashed bool) (candidate, bool) {
 		c.numeric, c.cased, c.size = false, true, chain[0].size()
 		return c, true
 	}
-	if chain[0].lowerGroup() {
+	if chain[0].lowerGroup() || len(chain) > 1 && chain[0].mixesLowerDigits() {
 		return lowerCandidate(c, chain, dashed)
 	}
 	if len(chain) == 1 && longToken(chain[0]) {
@@ -197,15 +209,23 @@ func candidateOf(chain []token, dashed bool) (candidate, bool) {
 }
 
 // lowerCandidate takes three or four dashed groups of lowercase letters
-// of one size ("ejzh-lquo-kthn"): two are too often words ("real-time").
+// of one size ("ejzh-lquo-kthn", Notion's "brasl-ontex-ivund-akope"): two
+// are too often words ("real-time"); and two or three of lowercase
+// letters and digits (Linear's "kq481-7203m"), with both in the whole.
 func lowerCandidate(c candidate, chain []token, dashed bool) (candidate, bool) {
+	letters, digits := 0, 0
 	for _, t := range chain {
-		if t.size() != chain[0].size() || !t.lowerGroup() {
+		if t.size() != chain[0].size() || !t.lowerAlnumGroup() {
 			return c, false
 		}
+		letters, digits = letters+int(t.lower), digits+int(t.digits)
 	}
-	c.numeric, c.letters, c.lower, c.size = false, true, true, len(chain)*chain[0].size()
-	return c, dashed && len(chain) >= 3 && len(chain) <= 4 && c.size <= 16
+	c.numeric, c.lower, c.size = false, true, len(chain)*chain[0].size()
+	if digits > 0 {
+		return c, dashed && letters >= 2 && digits >= 2 && len(chain) <= 3 && c.size <= 16
+	}
+	c.letters = true
+	return c, dashed && len(chain) >= 3 && len(chain) <= 4 && c.size <= 20
 }
 
 // mixedCase reports a token like "K7EqTEcCtR" (Grafana's sign-up code) or

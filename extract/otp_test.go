@@ -41,6 +41,12 @@ func TestBestOTP(t *testing.T) {
 		// Bluesky's reset code: the paragraph after the code speaks of it.
 		{"labelled by the paragraph after", extract.Message{Subject: "Password Reset Requested", Text: "We received a request to reset the password for the account @alice.bsky.social.\n\nN3WJA-5TRKE\n\nTo choose a new password, please enter the code above in the app along with your\nnew password.\n"}, "N3WJA5TRKE", "N3WJA-5TRKE"},
 		{"meeting passcode", extract.Message{Text: "Join the call. Meeting passcode: 482913"}, "", ""},
+		// Blind batch 13: Notion's and Linear's codes, Wekan's invitation code.
+		{"four dashed groups of five letters", extract.Message{Text: "Click here to log in with this magic link\n\nOr, copy and paste this temporary login code:\n\nbrasl-ontex-ivund-akope\n\nIf you didn't try to login, you can safely ignore this email."}, "braslontexivundakope", "brasl-ontex-ivund-akope"},
+		{"dashed groups of lowercase letters and digits", extract.Message{Text: "If the link does not work, you can use the login verification code directly:\n\nkq481-7203m\n"}, "kq4817203m", "kq481-7203m"},
+		{"invitation code", extract.Message{Text: "Please follow the link below:\nhttps://a.test/sign-up\n\nAnd your invitation code is: rV3kQ8xZ2mW7pL5nT1bY9g\n\nThanks."}, "rV3kQ8xZ2mW7pL5nT1bY9g", "rV3kQ8xZ2mW7pL5nT1bY9g"},
+		{"lowercase alphanumeric groups without a code keyword", extract.Message{Text: "Your order ships with part kq481-7203m and the manual."}, "", ""},
+		{"referral code stays no code", extract.Message{Text: "Share your referral code with friends:\n\nkq481-7203m\n"}, "", ""},
 		// Firezone's sign-in token, Joomla's reset code.
 		{"sign-in token", extract.Message{Subject: "Firezone sign in token", Text: "Copy and paste the following token into the Sign In form\n\nk7mdtq\n\nor click on the link."}, "k7mdtq", "k7mdtq"},
 		{"long token bound by its keyword", extract.Message{Text: "To reset your password, submit this verification code.\n\nThe verification code is 9f3b7c1e5a2d48f6b0c4e8a1d7f5b3c9\n"}, "9f3b7c1e5a2d48f6b0c4e8a1d7f5b3c9", "9f3b7c1e5a2d48f6b0c4e8a1d7f5b3c9"},
