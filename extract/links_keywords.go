@@ -48,6 +48,7 @@ var linkKeywords = []kwGroup{
 		"unlock your account|entsperren|konto entsperren|débloquer|desbloquear|sblocca"},
 	{class: lkAction, weight: 0.7, kind: KindOther, words: "redeem|redeemed|accept invitation|accept invite|accept the invitation|" +
 		"view invitation|view the invitation|view your invitation|enroll|enrol|" +
+		"take the survey|do the survey|start the survey|begin the survey|complete the survey|fill out the survey|" +
 		"join|aceptar invitación|einladung annehmen|accepter l'invitation|aceitar convite|accetta invito"},
 	{class: lkAction, weight: 0.3, kind: KindOther, words: "continue|click here|continuar|weiter|continuer|" +
 		"get started|open|haga clic aquí|hier klicken|cliquez ici|clique aqui|clicca qui"},

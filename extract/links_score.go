@@ -128,11 +128,14 @@ func scoreLink(c linkCand, subject float64) (float64, Link) {
 	votes := map[string]float64{}
 	own := linkIndex.find(wordsOf(c.own))
 	ctx := linkIndex.find(wordsOf(c.context))
-	text := wLinkText
+	text, around := wLinkText, wLinkContext
 	if c.inline {
 		text = wLinkContext // a name inside a sentence, not a label
 	}
-	s := text*actionWeight(own) - wLinkAgainst*againstWeight(own) + wLinkContext*actionWeight(ctx) -
+	if referenceLabel(c.own) {
+		around = wLinkContext / 2 // "DSGN-142": the words around name the thing it is
+	}
+	s := text*actionWeight(own) - wLinkAgainst*againstWeight(own) + around*actionWeight(ctx) -
 		wLinkContext/2*againstWeight(notInURL(ctx, c.target))
 	vote(votes, own, 3)
 	vote(votes, ctx, 1)
@@ -188,6 +191,28 @@ func actionWeight(hits []hit) float64 {
 		}
 	}
 	return best
+}
+
+// referenceLabel reports an anchor text that is an identifier: an issue
+// or ticket key ("DSGN-142", "ENG-7", "#1234"). Such a link opens the
+// thing a notification is about; the title around it ("Login form loses
+// focus after a failed sign-in") asks for nothing.
+func referenceLabel(s string) bool {
+	s = strings.TrimPrefix(strings.TrimSpace(s), "#")
+	letters, digits, dash := 0, 0, false
+	for i, r := range s {
+		switch {
+		case r >= '0' && r <= '9':
+			digits++
+		case (r >= 'A' && r <= 'Z' || r >= 'a' && r <= 'z') && digits == 0 && !dash:
+			letters++
+		case r == '-' && i > 0 && digits == 0 && !dash:
+			dash = true
+		default:
+			return false
+		}
+	}
+	return digits > 0 && letters <= 10 && (letters == 0) == !dash
 }
 
 // notInURL drops the hits whose word the URL itself holds: the text

@@ -91,6 +91,11 @@ func TestBestLink(t *testing.T) {
 		{"an anchor inside a sentence names a thing", htmlMsg(`<p>Carol mentioned you in <a href="https://a.test/cards/1650239912054281277">SSO login for contractors</a> on <a href="https://a.test/boards/1650237651118376483">Ops</a></p>`), "", ""},
 		{"the action the url does is not against it", extract.Message{Text: "A request to cancel your account has been made.\n\nYou may now cancel your account by clicking this link or copying it into your browser:\n\nhttps://a.test/user/42/cancel/confirm/1795860000/Qw3Er6Ty9Ui2Op5As8Df1\n"},
 			"https://a.test/user/42/cancel/confirm/1795860000/Qw3Er6Ty9Ui2Op5As8Df1", extract.KindConfirm},
+		// Blind batches 16-18 (Huly, LimeSurvey).
+		{"an issue key names a thing", htmlMsg(`<p>Login form loses focus after a failed sign-in was assigned to you by Bob</p><p><a href="https://a.test/workbench/acme/tracker/DSGN-142">DSGN-142</a></p>`), "", ""},
+		{"take the survey", extract.Message{Text: "Click here to do the survey:\nhttps://a.test/index.php/456789?token=Xk7pR2mQ9sTb4Lw&lang=en\n\n" +
+			"If you are blocklisted but want to receive invitations please click the following link:\nhttps://a.test/index.php/optin/tokens?surveyid=456789&token=Xk7pR2mQ9sTb4Lw\n"},
+			"https://a.test/index.php/456789?token=Xk7pR2mQ9sTb4Lw&lang=en", extract.KindOther},
 		{"navigation query names no request", htmlMsg(`<a href="https://a.test/verify?lang=de&amp;utm_source=mail">Verify</a>`), "", ""},
 		{"short query value names a request", htmlMsg(`<a href="https://a.test/confirm?t=abcd">Confirm</a>`), "https://a.test/confirm?t=abcd", extract.KindConfirm},
 		{"footer word in a nested url", htmlMsg(`<a href="https://a.test/verify?t=1&amp;next=https%3A%2F%2Fa.test%2Fprivacy">Verify</a>`), "https://a.test/verify?t=1&next=https%3A%2F%2Fa.test%2Fprivacy", extract.KindVerify},
