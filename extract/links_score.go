@@ -182,11 +182,15 @@ func wordsOf(s string) []rune {
 	return normalizeRunes([]rune(b.String()))
 }
 
-// actionWeight is the weight of the strongest action word among hits.
-func actionWeight(hits []hit) float64 {
+// actionWeight is the weight of the strongest action word among hits,
+// againstWeight that of the strongest word against.
+func actionWeight(hits []hit) float64  { return strongest(hits, lkAction) }
+func againstWeight(hits []hit) float64 { return strongest(hits, lkAgainst) }
+
+func strongest(hits []hit, class kwClass) float64 {
 	best := 0.0
 	for _, h := range hits {
-		if h.kw.class == lkAction {
+		if h.kw.class == class {
 			best = max(best, h.kw.weight)
 		}
 	}
@@ -228,16 +232,6 @@ func notInURL(hits []hit, target string) []hit {
 		}
 	}
 	return out
-}
-
-func againstWeight(hits []hit) float64 {
-	best := 0.0
-	for _, h := range hits {
-		if h.kw.class == lkAgainst {
-			best = max(best, h.kw.weight)
-		}
-	}
-	return best
 }
 
 func vote(votes map[string]float64, hits []hit, w float64) {

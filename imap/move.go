@@ -46,10 +46,7 @@ func (c *Client) Move(ctx context.Context, from string, uid uint32, to string) (
 	op := fmt.Sprintf("move message %d from %q to %q", uid, from, to)
 	err := checkTarget(from, uid)
 	if err == nil {
-		err = checkFolder(to)
-	}
-	if err == nil && canonicalFolder(from) == canonicalFolder(to) {
-		err = fmt.Errorf("source and target are the same folder: %w", ErrInvalid)
+		err = checkMoveTarget(from, to)
 	}
 	if err != nil {
 		return 0, fmt.Errorf("%s: %w", op, err)
@@ -247,10 +244,7 @@ func (c *Client) MoveMany(ctx context.Context, from string, uids []uint32, to st
 		err = checkUIDList(uids, maxMoveMany)
 	}
 	if err == nil {
-		err = checkFolder(to)
-	}
-	if err == nil && canonicalFolder(from) == canonicalFolder(to) {
-		err = fmt.Errorf("source and target are the same folder: %w", ErrInvalid)
+		err = checkMoveTarget(from, to)
 	}
 	if err != nil {
 		return 0, fmt.Errorf("%s: %w", op, err)
@@ -304,4 +298,16 @@ func countMoved(src goimap.NumSet, asked int) int {
 		return asked
 	}
 	return len(nums)
+}
+
+// checkMoveTarget refuses a target folder no server takes, or the source
+// itself.
+func checkMoveTarget(from, to string) error {
+	if err := checkFolder(to); err != nil {
+		return err
+	}
+	if canonicalFolder(from) == canonicalFolder(to) {
+		return fmt.Errorf("source and target are the same folder: %w", ErrInvalid)
+	}
+	return nil
 }

@@ -54,13 +54,22 @@ func (c *Client) SetFlags(ctx context.Context, folder string, uids []uint32, ch 
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", op, err)
 	}
+	return c.store(ctx, op, folder, uids, add, del, true)
+}
+
+// store changes the flags of uids of folder after a read-write SELECT,
+// all of them present first when check is set (checkUIDs), and returns
+// the flags each has afterwards.
+func (c *Client) store(ctx context.Context, op, folder string, uids []uint32, add, del []goimap.Flag, check bool) (map[uint32][]string, error) {
 	var flags map[uint32][]string
-	err = c.do(ctx, op, func(cn *conn) error {
+	err := c.do(ctx, op, func(cn *conn) error {
 		if _, _, err := cn.selectFolder(folder, true); err != nil {
 			return err
 		}
-		if err := checkUIDs(cn, folder, uids); err != nil {
-			return err
+		if check {
+			if err := checkUIDs(cn, folder, uids); err != nil {
+				return err
+			}
 		}
 		var err error
 		flags, err = storeFlags(cn, uidSet(uids), add, del)

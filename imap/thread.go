@@ -121,22 +121,11 @@ func (c *Client) AddKeywords(ctx context.Context, folder string, uids []uint32, 
 		}
 		add = append(add, goimap.Flag(k))
 	}
-	for _, u := range uids {
-		if err == nil && u == 0 {
-			err = fmt.Errorf("UID 0: %w", ErrInvalid)
-		}
+	if err == nil {
+		err = checkUIDList(uids, 0)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", op, err)
 	}
-	var flags map[uint32][]string
-	err = c.do(ctx, op, func(cn *conn) error {
-		if _, _, err := cn.selectFolder(folder, true); err != nil {
-			return err
-		}
-		var err error
-		flags, err = storeFlags(cn, uidSet(uids), add, nil)
-		return err
-	})
-	return flags, err
+	return c.store(ctx, op, folder, uids, add, nil, false)
 }

@@ -59,11 +59,7 @@ func deleteEmailSpec(mail MailAdmin) *mcpkit.Spec {
 }
 
 func deleteEmail(ctx context.Context, mail MailAdmin, args deleteArgs) (*DeleteResult, error) {
-	folder, err := checkFolder(args.Folder, "folder")
-	if err != nil {
-		return nil, err
-	}
-	refs, err := messageRefs(args.UID, args.UIDs)
+	folder, refs, err := messageArgs(args.Folder, args.UID, args.UIDs)
 	if err != nil {
 		return nil, err
 	}

@@ -52,11 +52,7 @@ func markEmailSpec(mail Mailbox) *mcpkit.Spec {
 }
 
 func markEmail(ctx context.Context, mail Mailbox, args markArgs) (*MarkResult, error) {
-	folder, err := checkFolder(args.Folder, "folder")
-	if err != nil {
-		return nil, err
-	}
-	refs, err := messageRefs(args.UID, args.UIDs)
+	folder, refs, err := messageArgs(args.Folder, args.UID, args.UIDs)
 	if err != nil {
 		return nil, err
 	}
@@ -89,19 +85,24 @@ func uidsParam() mcp.ToolOption {
 		mcp.Description("several messages: UIDs or ids"))
 }
 
-// messageRefs joins uid and uids, at least one and at most maxMarkUIDs.
-func messageRefs(uid *UID, uids []UID) ([]UID, error) {
+// messageArgs checks the folder argument and joins uid and uids, at least
+// one and at most maxMarkUIDs.
+func messageArgs(folderArg string, uid *UID, uids []UID) (string, []UID, error) {
+	folder, err := checkFolder(folderArg, "folder")
+	if err != nil {
+		return "", nil, err
+	}
 	refs := uids
 	if uid != nil {
 		refs = append([]UID{*uid}, refs...)
 	}
 	switch {
 	case len(refs) == 0:
-		return nil, mcpkit.InvalidArg("give uid or uids")
+		return "", nil, mcpkit.InvalidArg("give uid or uids")
 	case len(refs) > maxMarkUIDs:
-		return nil, mcpkit.InvalidArg("at most %d uids at once", maxMarkUIDs)
+		return "", nil, mcpkit.InvalidArg("at most %d uids at once", maxMarkUIDs)
 	}
-	return refs, nil
+	return folder, refs, nil
 }
 
 // refUIDs checks refs against folder's UIDVALIDITY and returns their UIDs
