@@ -2,6 +2,7 @@ package extract
 
 import (
 	"cmp"
+	"net/url"
 	"slices"
 	"strconv"
 	"strings"
@@ -384,6 +385,9 @@ func rank(targets []*scoredLink) []Link {
 		}
 		if len(targets) == 1 {
 			s += wLinkSole
+			if u, err := url.Parse(e.link.URL); err == nil && hasTokenParam(u) {
+				s += wLinkSole // the one link a mail offers, and it carries a token
+			}
 		}
 		e.link.Score = linkScore(s)
 		out = append(out, e.link)

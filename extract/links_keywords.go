@@ -50,6 +50,9 @@ var linkKeywords = []kwGroup{
 		"view invitation|view the invitation|view your invitation|enroll|enrol|" +
 		"take the survey|do the survey|start the survey|begin the survey|complete the survey|fill out the survey|" +
 		"join|aceptar invitación|einladung annehmen|accepter l'invitation|aceitar convite|accetta invito"},
+	{class: lkAction, weight: 0.8, kind: KindOther, words: "sign|review and sign|sign the document|sign document|" +
+		"sign now|sign here|start signing|unterschreiben|unterzeichnen|signer|firmar|assinar|firmare|" +
+		"approve|approve request|approve the request|genehmigen|approuver|aprobar|aprovar|approva"},
 	{class: lkAction, weight: 0.3, kind: KindOther, words: "continue|click here|continuar|weiter|continuer|" +
 		"get started|open|haga clic aquí|hier klicken|cliquez ici|clique aqui|clicca qui"},
 	{class: lkAgainst, weight: 0.7, words: "view it|view them|view the|to view|view on|view in|view more|" +
@@ -94,7 +97,7 @@ var urlWords = map[string]string{
 	"signup": KindVerify, "register": KindVerify, "registration": KindVerify,
 	"invite": KindOther, "invitation": KindOther, "join": KindOther, "invites": KindOther,
 	"invitations": KindOther, "invitee": KindOther,
-	"setup": KindVerify, "enroll": KindVerify, "enrollment": KindVerify, "renew": KindConfirm, "renewal": KindConfirm, "reactivate": KindVerify,
+	"setup": KindVerify, "approve": KindConfirm, "enroll": KindVerify, "enrollment": KindVerify, "renew": KindConfirm, "renewal": KindConfirm, "reactivate": KindVerify,
 }
 
 // tokenParams are query keys that carry a one-time secret.

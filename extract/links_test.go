@@ -96,6 +96,13 @@ func TestBestLink(t *testing.T) {
 		{"take the survey", extract.Message{Text: "Click here to do the survey:\nhttps://a.test/index.php/456789?token=Xk7pR2mQ9sTb4Lw&lang=en\n\n" +
 			"If you are blocklisted but want to receive invitations please click the following link:\nhttps://a.test/index.php/optin/tokens?surveyid=456789&token=Xk7pR2mQ9sTb4Lw\n"},
 			"https://a.test/index.php/456789?token=Xk7pR2mQ9sTb4Lw&lang=en", extract.KindOther},
+		// Blind batches 19-20 (DocuSeal, AppFlowy, Standard Notes).
+		{"review and sign", htmlMsg(`<p>You have been invited to sign the "Mutual NDA".</p><a href="https://a.test/s/7Hq2ZfXkR9mWbN?t=Qm3x_A">Review and Sign</a>`),
+			"https://a.test/s/7Hq2ZfXkR9mWbN?t=Qm3x_A", extract.KindOther},
+		{"approve request", htmlMsg(`<p>Bob asked to join Acme (4 members).</p><a href="https://a.test/app/approve-request?request_id=c41d7e2a-9b53-4f80">Approve request</a>`),
+			"https://a.test/app/approve-request?request_id=c41d7e2a-9b53-4f80", extract.KindConfirm},
+		{"the one link, with a token", extract.Message{Text: "Link to your subscription dashboard:\nhttps://a.test/dashboard/offline?subscription_token=9f3c1a7e5b2d4068c1e9a7f3b5d20c84\n"},
+			"https://a.test/dashboard/offline?subscription_token=9f3c1a7e5b2d4068c1e9a7f3b5d20c84", extract.KindOther},
 		{"navigation query names no request", htmlMsg(`<a href="https://a.test/verify?lang=de&amp;utm_source=mail">Verify</a>`), "", ""},
 		{"short query value names a request", htmlMsg(`<a href="https://a.test/confirm?t=abcd">Confirm</a>`), "https://a.test/confirm?t=abcd", extract.KindConfirm},
 		{"footer word in a nested url", htmlMsg(`<a href="https://a.test/verify?t=1&amp;next=https%3A%2F%2Fa.test%2Fprivacy">Verify</a>`), "https://a.test/verify?t=1&next=https%3A%2F%2Fa.test%2Fprivacy", extract.KindVerify},
