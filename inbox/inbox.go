@@ -85,7 +85,9 @@ type Inboxes struct {
 	known knownInboxes
 	// arrivals ties since times to the arrival order (see pinCutoff).
 	arrivals arrivals
-	oldest   oldestSince
+	// unseen tells what arrived after a call started (see fromStart).
+	unseen unseen
+	oldest oldestSince
 	// codes counts send_test_code's samples.
 	codes hourly.Limit
 }
