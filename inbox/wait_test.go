@@ -102,3 +102,54 @@ func TestWaitSeesMailThatArrivesBeforeItsCutoffIsPinned(t *testing.T) {
 		t.Errorf("Wait() = code %q uid %d, want 222222 uid %d", r.found.Code.Code, r.found.UID, late)
 	}
 }
+
+// TestWaitTakesMailOfALaterSecondBeforeItsCutoffIsPinned: a lone wait
+// without since whose UIDNEXT is read late (no other call read one
+// meanwhile) takes the mail that arrived in a later second than the call's
+// start, before that read: its INTERNALDATE tells it came after the call.
+func TestWaitTakesMailOfALaterSecondBeforeItsCutoffIsPinned(t *testing.T) {
+	acct := mailtest.NewAccount(t)
+	mail := imap.New(imap.Options{Host: acct.Host, Port: acct.Port, Username: acct.Username, Password: acct.Password,
+		Security: imap.SecurityPlain, PoolSize: 2})
+	t.Cleanup(func() { _ = mail.Close() })
+	base := acct.Username
+	if !strings.Contains(base, "@") {
+		base += "@example.test"
+	}
+	store := &slowStore{Client: mail}
+	ib := inbox.New(store, inbox.Options{Address: base, WaitMax: 30 * time.Second})
+	ctx := context.Background()
+	in, err := ib.Create(ctx, "lone")
+	if err != nil {
+		t.Fatalf("Create() = %v, want nil", err)
+	}
+	// A first wait reads UIDNEXT after the mail from before.
+	deliver(t, acct, in.Address, "Before", "Your code is 111111.")
+	var all inbox.Since
+	if err := all.UnmarshalJSON([]byte(`0`)); err != nil {
+		t.Fatal(err)
+	}
+	timeout := 10.0
+	if _, err := ib.Wait(ctx, inbox.Wait{InboxID: in.ID, Want: inbox.Code, Since: all, Timeout: &timeout}); err != nil {
+		t.Fatalf("Wait(since=0) = %v, want its code", err)
+	}
+	held, release := store.hold()
+	slow := make(chan error, 1)
+	var found *inbox.Found
+	go func() {
+		var err error
+		found, err = ib.Wait(ctx, inbox.Wait{InboxID: in.ID, Want: inbox.Code, Timeout: &timeout})
+		slow <- err
+	}()
+	<-held
+	now := time.Now()
+	time.Sleep(now.Truncate(time.Second).Add(time.Second + 10*time.Millisecond).Sub(now)) // into the next second
+	late := deliver(t, acct, in.Address, "After", "Your code is 222222.")
+	close(release)
+	if err := <-slow; err != nil {
+		t.Fatalf("Wait() = %v, want the code of uid %d (delivered a second after the call started)", err, late)
+	}
+	if found.Code.Code != "222222" || found.UID != late {
+		t.Errorf("Wait() = code %q uid %d, want 222222 uid %d", found.Code.Code, found.UID, late)
+	}
+}
