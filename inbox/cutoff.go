@@ -96,7 +96,9 @@ const maxUndecided = 1024
 // meanwhile fell before the cutoff (one wait in 1,000 timed out with its
 // mail in the folder). So the cutoff is what was known at start: every
 // UID from the lowest UIDNEXT asked for at or after start (by any call,
-// this one's included) arrived after the call; every UID below the
+// this one's included, or by the watcher's NOOPs while others wait: a
+// queued call asks long before the server reads it) arrived after the
+// call; every UID below the
 // highest UIDNEXT known by start (a call's, or the watcher's news)
 // arrived before it. A message in between is taken when its INTERNALDATE
 // is in a later second than start: one of start's own second may have
@@ -106,6 +108,9 @@ func (ib *Inboxes) fromStart(c cutoff, start time.Time, next uint32) cutoff {
 	after := next
 	if n := ib.unseen.from(start, c.validity); n > 0 {
 		after = min(after, n)
+	}
+	if v, n := ib.store.ArrivedAfter(ib.opts.Folder, start); v == c.validity && n > 0 {
+		after = min(after, n) // the watcher's NOOPs since start
 	}
 	known := ib.arrivals.before(start, c.validity)
 	if v, n := ib.store.ArrivedBy(ib.opts.Folder, start); v == c.validity {

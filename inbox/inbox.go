@@ -41,6 +41,7 @@ type Store interface {
 	CountMatches(ctx context.Context, folder string, crits []imap.SearchCriteria) ([]imap.MatchCount, error)
 	Subscribe(ctx context.Context, folder string, afterUID uint32) (*imap.Subscription, error)
 	ArrivedBy(folder string, t time.Time) (uidValidity, next uint32)
+	ArrivedAfter(folder string, t time.Time) (uidValidity, next uint32)
 }
 
 var _ Store = (*imap.Client)(nil)

@@ -153,3 +153,65 @@ func TestWaitTakesMailOfALaterSecondBeforeItsCutoffIsPinned(t *testing.T) {
 		t.Errorf("Wait() = code %q uid %d, want 222222 uid %d", found.Code.Code, found.UID, late)
 	}
 }
+
+// TestWaitTakesMailTheWatcherSawArriveAfterItsStart: a lone wait without
+// since whose UIDNEXT is read late takes the mail that arrived in the
+// call's own second, before that read, when the folder's watcher (polling
+// for another waiter) had checked the folder after the call started.
+func TestWaitTakesMailTheWatcherSawArriveAfterItsStart(t *testing.T) {
+	acct := mailtest.NewAccount(t)
+	mail := imap.New(imap.Options{Host: acct.Host, Port: acct.Port, Username: acct.Username, Password: acct.Password,
+		Security: imap.SecurityPlain, PoolSize: 2, ActivePoll: 10 * time.Millisecond})
+	t.Cleanup(func() { _ = mail.Close() })
+	base := acct.Username
+	if !strings.Contains(base, "@") {
+		base += "@example.test"
+	}
+	store := &slowStore{Client: mail}
+	ib := inbox.New(store, inbox.Options{Address: base, WaitMax: 30 * time.Second})
+	ctx := context.Background()
+	in, err := ib.Create(ctx, "seen")
+	if err != nil {
+		t.Fatalf("Create() = %v, want nil", err)
+	}
+	deliver(t, acct, in.Address, "Before", "Your code is 111111.")
+	_, next, err := mail.UIDNext(ctx, "INBOX")
+	if err != nil {
+		t.Fatalf("UIDNext() = %v, want nil", err)
+	}
+	sub, err := mail.Subscribe(ctx, "INBOX", next-1) // another waiter
+	if err != nil {
+		t.Fatalf("Subscribe() = %v, want nil", err)
+	}
+	defer sub.Close()
+	// Start early in a second: the mail comes within it, where its
+	// INTERNALDATE cannot tell it from one just before the call.
+	now := time.Now()
+	time.Sleep(now.Truncate(time.Second).Add(time.Second + 5*time.Millisecond).Sub(now))
+	held, release := store.hold()
+	slow := make(chan error, 1)
+	var found *inbox.Found
+	timeout := 10.0
+	go func() {
+		var err error
+		found, err = ib.Wait(ctx, inbox.Wait{InboxID: in.ID, Want: inbox.Code, Timeout: &timeout})
+		slow <- err
+	}()
+	<-held
+	started := time.Now()
+	for i := 0; i < 1000; i++ { // bounded: a NOOP every 10 ms
+		if _, n := mail.ArrivedAfter("INBOX", started); n != 0 {
+			break
+		}
+		time.Sleep(time.Millisecond)
+	}
+	late := deliver(t, acct, in.Address, "After", "Your code is 222222.")
+	gap := time.Since(started)
+	close(release)
+	if err := <-slow; err != nil {
+		t.Fatalf("Wait() = %v, want the code of uid %d (delivered %v after the call started)", err, late, gap)
+	}
+	if found.Code.Code != "222222" || found.UID != late {
+		t.Errorf("Wait() = code %q uid %d, want 222222 uid %d", found.Code.Code, found.UID, late)
+	}
+}
