@@ -38,6 +38,7 @@ type watcher struct {
 	retryAt     time.Time     // no Subscribe waits for a connect before this after lastErr
 	emptySince  time.Time     // when the last subscriber left; zero while there are some
 	marks       []arrivalMark // what arrived by when (ArrivedBy)
+	checks      []checkMark   // what had not arrived when (ArrivedAfter)
 }
 
 func newWatcher(c *Client, folder string) *watcher {

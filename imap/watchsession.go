@@ -139,6 +139,7 @@ func (w *watcher) poll(ctx context.Context, cn *conn, d time.Duration) (check bo
 	case evMail, evCatchUp:
 		return ev == evMail, nil
 	}
+	sent := time.Now()
 	err = cn.run(ctx, w.c.opts.CommandTimeout, func(ic *imapclient.Client) error { return ic.Noop().Wait() })
 	if err != nil {
 		return false, w.sessionErr("noop", err)
@@ -147,8 +148,19 @@ func (w *watcher) poll(ctx context.Context, cn *conn, d time.Duration) (check bo
 	case <-cn.exists:
 		return true, nil
 	default:
+		w.checked(sent)
 		return false, nil
 	}
+}
+
+// checked records a NOOP sent at sent that reported no new mail: every
+// message the server had then is one the watcher has looked at (an EXISTS
+// since its last search would have ended the wait before the NOOP).
+func (w *watcher) checked(sent time.Time) {
+	ws := &w.c.watch
+	ws.mu.Lock()
+	defer ws.mu.Unlock()
+	w.checkedLocked(sent)
 }
 
 // wait blocks until an event, d being the timer's. The linger is checked

@@ -8,11 +8,19 @@ import (
 )
 
 // cutoff is where a wait starts: messages with a UID above afterUID (in the
-// folder's UIDVALIDITY), and, for a time given as since, arrived at or
-// after notBefore. It is pinned once per call.
+// folder's UIDVALIDITY), and, for a time given as since (or a call without
+// since, see fromStart), arrived at or after notBefore, except those from
+// undated on: they are known to have arrived after the cutoff, whatever
+// their INTERNALDATE says (0: none is). It is pinned once per call.
 type cutoff struct {
 	validity, afterUID uint32
 	notBefore          time.Time
+	undated            uint32
+}
+
+// admits reports whether a message after afterUID is after the cutoff.
+func (c cutoff) admits(uid uint32, arrived time.Time) bool {
+	return (c.undated != 0 && uid >= c.undated) || !arrived.Before(c.notBefore)
 }
 
 // nextSince is the since that continues after the last message a wait
@@ -21,8 +29,9 @@ func (c cutoff) nextSince(lastUID uint32) string {
 	return imap.Ref{UID: max(lastUID, c.afterUID), Validity: c.validity}.ID()
 }
 
-// pinCutoff turns since into a cutoff. Omitted: mail that arrives after the
-// call started (the folder's UIDNEXT now). 0: every message of the folder.
+// pinCutoff turns since into a cutoff for a call that started at start.
+// Omitted: mail that arrives after the call started (see fromStart). 0:
+// every message of the folder.
 // An id: mail after that message (an unknown id is Invalid). A
 // time: mail that arrived at or after it, by the server's arrival time
 // (INTERNALDATE, never the Date header), which has whole seconds: a mail
@@ -31,17 +40,19 @@ func (c cutoff) nextSince(lastUID uint32) string {
 // server read before the cutoff, mail a wait received or the folder's
 // watcher saw before it), the messages that had arrived by then are
 // before the cutoff, whatever their second.
-func (ib *Inboxes) pinCutoff(ctx context.Context, since Since) (cutoff, error) {
+func (ib *Inboxes) pinCutoff(ctx context.Context, since Since, start time.Time) (cutoff, error) {
+	asked := time.Now() // no UID from next on had arrived by then
 	validity, next, err := ib.store.UIDNext(ctx, ib.opts.Folder)
 	if err != nil {
 		return cutoff{}, inFolder(err, ib.opts.Folder)
 	}
 	pinned := time.Now() // every UID below next had arrived by now
 	ib.arrivals.add(pinned, validity, next)
+	ib.unseen.add(asked, validity, next)
 	c := cutoff{validity: validity, afterUID: next - 1}
 	switch since.kind {
 	case sinceNone:
-		return c, nil
+		return ib.fromStart(c, start, next), nil
 	case sinceAll:
 		c.afterUID = 0
 		return c, nil
@@ -72,6 +83,50 @@ func (ib *Inboxes) pinCutoff(ctx context.Context, since Since) (cutoff, error) {
 	}
 	c.afterUID = min(c.afterUID, oldest-1)
 	return c, nil
+}
+
+// maxUndecided bounds the messages a wait without since decides by their
+// arrival time (see fromStart): each is fetched to be looked at.
+const maxUndecided = 1024
+
+// fromStart is the cutoff of a wait without since: the mail that arrived
+// after the call started. The UIDNEXT that c was made of was read later,
+// as late as the pool answered: with 1,000 waits queued on
+// IMAP_POOL_SIZE=3 it came seconds after the call, and mail delivered
+// meanwhile fell before the cutoff (one wait in 1,000 timed out with its
+// mail in the folder). So the cutoff is what was known at start: every
+// UID from the lowest UIDNEXT asked for at or after start (by any call,
+// this one's included, or by the watcher's NOOPs while others wait: a
+// queued call asks long before the server reads it) arrived after the
+// call; every UID below the
+// highest UIDNEXT known by start (a call's, or the watcher's news)
+// arrived before it. A message in between is taken when its INTERNALDATE
+// is in a later second than start: one of start's own second may have
+// come just before the call. With nothing known before start the cutoff
+// is the first bound; at most maxUndecided messages are decided by date.
+func (ib *Inboxes) fromStart(c cutoff, start time.Time, next uint32) cutoff {
+	after := next
+	if n := ib.unseen.from(start, c.validity); n > 0 {
+		after = min(after, n)
+	}
+	if v, n := ib.store.ArrivedAfter(ib.opts.Folder, start); v == c.validity && n > 0 {
+		after = min(after, n) // the watcher's NOOPs since start
+	}
+	known := ib.arrivals.before(start, c.validity)
+	if v, n := ib.store.ArrivedBy(ib.opts.Folder, start); v == c.validity {
+		known = max(known, n)
+	}
+	switch {
+	case known == 0 || known >= after:
+		known = after
+	case after-known > maxUndecided:
+		known = after - maxUndecided
+	}
+	c.afterUID = known - 1
+	if known < after {
+		c.notBefore, c.undated = start.Truncate(time.Second).Add(time.Second), after
+	}
+	return c
 }
 
 // oldestSince is the lowest UID that may have arrived at or after t (next

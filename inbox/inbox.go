@@ -41,6 +41,7 @@ type Store interface {
 	CountMatches(ctx context.Context, folder string, crits []imap.SearchCriteria) ([]imap.MatchCount, error)
 	Subscribe(ctx context.Context, folder string, afterUID uint32) (*imap.Subscription, error)
 	ArrivedBy(folder string, t time.Time) (uidValidity, next uint32)
+	ArrivedAfter(folder string, t time.Time) (uidValidity, next uint32)
 }
 
 var _ Store = (*imap.Client)(nil)
@@ -85,7 +86,9 @@ type Inboxes struct {
 	known knownInboxes
 	// arrivals ties since times to the arrival order (see pinCutoff).
 	arrivals arrivals
-	oldest   oldestSince
+	// unseen tells what arrived after a call started (see fromStart).
+	unseen unseen
+	oldest oldestSince
 	// codes counts send_test_code's samples.
 	codes hourly.Limit
 }

@@ -61,6 +61,7 @@ type Found struct {
 // connection shared by every waiter), which also delivers what arrived
 // between the cutoff and the subscription, so nothing in between is lost.
 func (ib *Inboxes) Wait(ctx context.Context, w Wait) (*Found, error) {
+	start := time.Now() // the cutoff of a wait without since
 	in, err := ib.Resolve(ctx, w.InboxID)
 	if err != nil {
 		return nil, err
@@ -69,7 +70,7 @@ func (ib *Inboxes) Wait(ctx context.Context, w Wait) (*Found, error) {
 	if err != nil {
 		return nil, err
 	}
-	c, err := ib.pinCutoff(ctx, w.Since)
+	c, err := ib.pinCutoff(ctx, w.Since, start)
 	if err != nil {
 		return nil, err
 	}
@@ -108,7 +109,7 @@ func (ib *Inboxes) wait(ctx context.Context, addr string, c cutoff, timeout time
 			}
 			last = max(last, m.UID)
 			ib.arrivals.add(time.Now(), m.UIDValidity, m.UID+1)
-			if m.InternalDate.Before(c.notBefore) || !ib.isMailFor(&m, addr) {
+			if !c.admits(m.UID, m.InternalDate) || !ib.isMailFor(&m, addr) {
 				continue
 			}
 			if found, ok := match(&m, c.validity, w); ok {

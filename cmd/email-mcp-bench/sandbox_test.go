@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -157,6 +158,28 @@ func TestWaitAgainstSandbox(t *testing.T) {
 	}
 	if frep.Calls != 3 || frep.OK != 3 || frep.Mode != "wait-raw" || len(frep.SamplesMS) != 3 {
 		t.Errorf("runWaitRaw() = %+v, want 3 EXISTS seen", frep)
+	}
+}
+
+// TestWaitNamesItsFailures: waits that end before their mail arrives (a
+// timeout of 1 s, mail sent after 1.5 s) are counted as WAIT_TIMEOUT and
+// named in Failures with their inbox address, to be traced in the log.
+func TestWaitNamesItsFailures(t *testing.T) {
+	sb := startSandbox(t)
+	url := newToolsServer(t, sb)
+	o := &waitOptions{Waiters: 2, Rounds: 1, SMTPAddr: sb.SMTPAddr(), WaitTimeout: time.Second, Settle: 1500 * time.Millisecond,
+		mcp: loadOptions{URL: url, Key: testKey, Timeout: 30 * time.Second}}
+	rep, err := runWait(t.Context(), o)
+	if err != nil {
+		t.Fatalf("runWait() = %v", err)
+	}
+	if rep.OK != 0 || rep.Errors["tool_WAIT_TIMEOUT"] != 2 || len(rep.Failures) != 2 {
+		t.Fatalf("runWait() = %+v, want 2 WAIT_TIMEOUT named in Failures", rep)
+	}
+	for _, f := range rep.Failures {
+		if f.Outcome != "tool_WAIT_TIMEOUT" || !strings.HasSuffix(f.Address, "@sandbox.localhost") || !strings.Contains(f.Error, "WAIT_TIMEOUT") {
+			t.Errorf("Failures has %+v, want a WAIT_TIMEOUT with its inbox address", f)
+		}
 	}
 }
 

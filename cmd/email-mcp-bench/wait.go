@@ -41,6 +41,25 @@ type WaitReport struct {
 	SetupMS   *Latency    `json:"create_inbox_ms,omitempty"`
 	Waiting   *memStatus  `json:"rss_while_waiting_kb,omitempty"`
 	IMAPConns *connCounts `json:"imap_conns,omitempty"`
+	// Failures names the first maxFailures waits that did not return
+	// their code, so that one lost in 1,000 can be traced in the server's
+	// log (its inbox, and when its mail went out after the call).
+	Failures []waitFailure `json:"failures,omitempty"`
+}
+
+// maxFailures bounds WaitReport.Failures.
+const maxFailures = 20
+
+// waitFailure is one wait that did not return its code.
+type waitFailure struct {
+	Round   int    `json:"round"`
+	Address string `json:"address"`
+	Outcome string `json:"outcome"` // as counted in errors
+	Error   string `json:"error,omitempty"`
+	// CallToSendMS runs from the call's start to the end of its mail's
+	// delivery, EndMS from the call's start to its end.
+	CallToSendMS float64 `json:"call_to_send_ms"`
+	EndMS        float64 `json:"end_ms"`
 }
 
 // maxSamples bounds WaitReport.SamplesMS.
@@ -120,10 +139,11 @@ func (o *waitOptions) delivery() (string, string, bool) {
 // waiter is one wait_for_otp call of a round. The round's goroutine
 // writes sent and undelivered; the call's goroutine writes done and kind.
 type waiter struct {
-	inbox, addr, code string
-	sent, done        time.Time
-	undelivered       bool   // the mail could not be delivered
-	kind              string // the call's outcome: "" when it returned code
+	inbox, addr, code   string
+	started, sent, done time.Time
+	undelivered         bool   // the mail could not be delivered
+	kind                string // the call's outcome: "" when it returned code
+	err                 string // the call's error, if any
 }
 
 // outcome is the kind the waiter counts under, once its call has ended.
@@ -189,6 +209,10 @@ func runRounds(ctx context.Context, c *mcpClient, d *deliverer, o *waitOptions, 
 			// result may come before the bench has read the 250 (then 0).
 			lat := max(w.done.Sub(w.sent), 0)
 			rec.add(lat, w.outcome())
+			if w.outcome() != "" && len(rep.Failures) < maxFailures {
+				rep.Failures = append(rep.Failures, waitFailure{Round: r, Address: w.addr, Outcome: w.outcome(), Error: w.err,
+					CallToSendMS: ms(w.sent.Sub(w.started)), EndMS: ms(w.done.Sub(w.started))})
+			}
 			if o.Rounds*o.Waiters <= maxSamples {
 				rep.SamplesMS = append(rep.SamplesMS, ms(lat))
 			}
@@ -251,6 +275,7 @@ func runRound(ctx context.Context, c *mcpClient, d *deliverer, o *waitOptions, w
 // wait calls wait_for_otp and records when and how it ended.
 func (w *waiter) wait(ctx context.Context, c *mcpClient, timeout time.Duration) {
 	args, _ := json.Marshal(map[string]any{"inbox_id": w.inbox, "timeout": timeout.Seconds()})
+	w.started = time.Now()
 	res, err := c.call(ctx, "wait_for_otp", args)
 	done := time.Now()
 	var got struct {
@@ -261,7 +286,7 @@ func (w *waiter) wait(ctx context.Context, c *mcpClient, timeout time.Duration) 
 	}
 	switch kind := errKind(err); {
 	case kind != "":
-		w.kind = kind
+		w.kind, w.err = kind, err.Error()
 	case got.OTP != w.code:
 		w.kind = "wrong_otp"
 	}
