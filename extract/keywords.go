@@ -46,14 +46,13 @@ var otpKeywords = []kwGroup{
 	{class: kwCode, weight: 1, words: "verification code|verify code|security code|login code|log-in code|log in code|sign-in code|" +
 		"sign in code|signin code|confirmation code|access code|authentication code|auth code|one-time|one time|" +
 		"otp|passcode|pin|pin code|2fa|mfa|two-factor|two factor|2-step|two-step|temporary code|" +
-		"temporary password|single-use code|your code|this code|the code|sign in token|sign-in token|" +
+		"single-use code|your code|this code|the code|sign in token|sign-in token|" +
 		"login token|log-in token|the following token|this token|your token"},
 	{class: kwCode, weight: 0.9, words: "invitation code|invite code|~einladungscode|code d'invitation|" +
 		"código de invitación|código de convite|codice di invito|~code|codes|código|codigo|códigos|codice|kode|kod|код|verification|verificación|verificação|" +
 		"vérification|verifica|verificatie|~bestätigungscode|~sicherheitscode|~verifizierungscode|~anmeldecode|" +
 		"~zugangscode|~einmalcode|~prüfcode|einmalpasswort|einmal-passwort|einmalkennwort|tan|clave|" +
-		"contraseña temporal|contraseña de un solo uso|mot de passe à usage unique|mot de passe temporaire|" +
-		"senha temporária|senha de uso único|~verificatiecode|~beveiligingscode|~inlogcode|" +
+		"contraseña de un solo uso|mot de passe à usage unique|senha de uso único|~verificatiecode|~beveiligingscode|~inlogcode|" +
 		"验证码|驗證碼|校验码|校驗碼|动态码|動態碼|确认码|確認碼|登录码|安全码|認証コード|確認コード|" +
 		"ワンタイムパスワード|ワンタイムコード|セキュリティコード|認証番号|인증번호|인증 번호|인증코드|인증 코드|" +
 		"확인 코드|확인코드|보안 코드|보안코드|일회용 비밀번호|رمز التحقق|رمز التأكيد|رمز الأمان|رمز الدخول|" +
@@ -64,7 +63,8 @@ var otpKeywords = []kwGroup{
 		"iniciar sesión|anmelden|anmeldung|bestätigen|vérifier|connexion|se connecter|entrar|acessar|accedi|" +
 		"enter|introduce|ingresa|eingeben|saisissez|digite|insira|inserisci"},
 	{class: kwCode, weight: 0.5, words: "expires|expire|expira|expiran|caduca|gültig|valid for|valable|válido|valido|有效|유효"},
-	{class: kwOther, weight: 1, words: "order|order number|order no|invoice|inv|receipt|reference|ref|ticket|case|claim|tracking|" +
+	{class: kwOther, weight: 1, words: "temporary password|contraseña temporal|mot de passe temporaire|" +
+		"senha temporária|temporäres passwort|order|order number|order no|invoice|inv|receipt|reference|ref|ticket|case|claim|tracking|" +
 		"tracking number|shipment|parcel|package|account number|account no|account id|acct|customer|" +
 		"customer number|customer id|member|member id|membership|user id|login id|id|flight|gate|seat|row|room|" +
 		"booking|reservation|confirmation number|itinerary|zip|zip code|~zipcode|postal code|~postcode|" +
@@ -98,7 +98,8 @@ var otpKeywords = []kwGroup{
 		"novembre|décembre|janeiro|fevereiro|março|maio|junho|julho|setembro|outubro|novembro|dezembro|" +
 		"año|jahr|année|ano"},
 	{class: kwUnit, weight: 1, words: "usd|eur|gbp|chf|jpy|brl|mxn|dollars|euros|euro|reais|pesos|points|pts|miles|km|kg|lbs|" +
-		"items|people|users|members|subscribers|downloads|views|followers|features|%|percent"},
+		"items|people|users|members|subscribers|downloads|views|followers|features|%|percent|" +
+		"sec|secs|seconds|ms|milliseconds|minutes|mins|hours|hrs|days|segundos|minutos|sekunden|minuten|secondes"},
 }
 
 // keywordIndex finds keywords in a lowercase rune text. Keywords are kept

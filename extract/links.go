@@ -229,7 +229,12 @@ func prevLine(text string, ls int, anchors []message.HTMLLink) string {
 	for i, end := 0, ls-1; end > 0 && i < maxPrevLines; i++ {
 		start := lineStart(text, end)
 		if line := label(stripRanges(text, start, end, anchors)); hasLetter(line) {
-			return label(lastSentence(line))
+			// Its paragraph: a text wrapped at 72 columns puts "cancel" one
+			// line above "this request, visit the following link:".
+			for start >= 2 && text[start-2] != '\n' && text[start-2] != '\r' && end-start < maxContext {
+				start = lineStart(text, start-1)
+			}
+			return label(lastSentence(label(stripRanges(text, start, end, anchors))))
 		}
 		end = start - 1
 	}

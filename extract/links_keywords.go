@@ -53,6 +53,9 @@ var linkKeywords = []kwGroup{
 	{class: lkAction, weight: 0.8, kind: KindOther, words: "sign|review and sign|sign the document|sign document|" +
 		"sign now|sign here|start signing|unterschreiben|unterzeichnen|signer|firmar|assinar|firmare|" +
 		"approve|approve request|approve the request|genehmigen|approuver|aprobar|aprovar|approva"},
+	{class: lkAction, weight: 0.5, kind: KindOther, words: "the following link|the link below|the following url|" +
+		"the url below|folgenden link|den link unten|le lien suivant|le lien ci-dessous|el siguiente enlace|" +
+		"el enlace de abajo|o seguinte link|o link abaixo|il seguente link|il link qui sotto"},
 	{class: lkAction, weight: 0.3, kind: KindOther, words: "continue|click here|continuar|weiter|continuer|" +
 		"get started|open|haga clic aquí|hier klicken|cliquez ici|clique aqui|clicca qui"},
 	{class: lkAgainst, weight: 0.7, words: "view it|view them|view the|to view|view on|view in|view more|" +

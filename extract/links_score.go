@@ -3,6 +3,7 @@ package extract
 import (
 	"math"
 	"net/url"
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -275,9 +276,12 @@ func urlEvidence(u *url.URL) urlInfo {
 		info.token = info.token || hasTokenParam(f)
 		parts = info.queryParts(append(parts, f.Path), f.RawQuery)
 	}
-	for _, part := range parts {
+	for i, part := range parts {
 		info.opaque = info.opaque || opaqueWords(part)
 		words := urlWordsOf(part)
+		if i == 0 && slices.Contains(words, "token") {
+			info.token = true // a handler of tokens: Bugzilla's /token.cgi?t=…
+		}
 		for i, w := range words {
 			info.addWord(w)
 			if i > 0 {

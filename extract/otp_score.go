@@ -36,10 +36,13 @@ const (
 // scoreOf returns a candidate's score, or false when its context rejects it
 // (a year next to "©" or a month name).
 func (v *textView) scoreOf(c candidate, code string, subject float64) (float64, bool) {
-	if c.long && !v.bound(c) {
+	prom := v.prominence(c)
+	if c.long && prom == 0 && !v.bound(c) {
+		// A long token in running text is a code only right after its
+		// keyword; standing alone on its line (Statamic's "Copy and paste
+		// the code shown below" and then the code), the paragraph decides.
 		return 0, false
 	}
-	prom := v.prominence(c)
 	window := windowBefore
 	if prom > 0 {
 		// "Your code is listed below. Enter it in the open window." and

@@ -47,6 +47,10 @@ func TestBestOTP(t *testing.T) {
 		{"invitation code", extract.Message{Text: "Please follow the link below:\nhttps://a.test/sign-up\n\nAnd your invitation code is: rV3kQ8xZ2mW7pL5nT1bY9g\n\nThanks."}, "rV3kQ8xZ2mW7pL5nT1bY9g", "rV3kQ8xZ2mW7pL5nT1bY9g"},
 		{"lowercase alphanumeric groups without a code keyword", extract.Message{Text: "Your order ships with part kq481-7203m and the manual."}, "", ""},
 		{"referral code stays no code", extract.Message{Text: "Share your referral code with friends:\n\nkq481-7203m\n"}, "", ""},
+		// Blind batches 21-23 (Statamic, Psono, MediaWiki).
+		{"long token alone on its line", extract.Message{Text: "Copy and paste the code shown below to verify your identity.\n\n**`Qm7vT2xKp9RzL4wNb8Hc`**\n\nRegards"}, "Qm7vT2xKp9RzL4wNb8Hc", "Qm7vT2xKp9RzL4wNb8Hc"},
+		{"seconds are no code", extract.Message{Text: "One of your emergency codes has been armed.\n\nThe code will grant access to your account in:\n86400 sec\n"}, "", ""},
+		{"a temporary password is no code", extract.Message{Text: "Someone requested a new password.\n\nUsername: Jane\nTemporary password: 7kq2mzr9xw\n"}, "", ""},
 		// Firezone's sign-in token, Joomla's reset code.
 		{"sign-in token", extract.Message{Subject: "Firezone sign in token", Text: "Copy and paste the following token into the Sign In form\n\nk7mdtq\n\nor click on the link."}, "k7mdtq", "k7mdtq"},
 		{"long token bound by its keyword", extract.Message{Text: "To reset your password, submit this verification code.\n\nThe verification code is 9f3b7c1e5a2d48f6b0c4e8a1d7f5b3c9\n"}, "9f3b7c1e5a2d48f6b0c4e8a1d7f5b3c9", "9f3b7c1e5a2d48f6b0c4e8a1d7f5b3c9"},

@@ -74,9 +74,10 @@ func urlAt(s string, i int) (textURL, bool) {
 		}
 	}
 	end := i
+	inSquare := i > 0 && s[i-1] == '[' // Markdown's "[https://…](https://…)": the text ends at ']'
 	for end < len(s) {
 		r, size := utf8.DecodeRuneInString(s[end:])
-		if endsURL(r) {
+		if endsURL(r) || inSquare && r == ']' {
 			break
 		}
 		end += size
