@@ -56,6 +56,9 @@ var linkKeywords = []kwGroup{
 	{class: lkAction, weight: 0.5, kind: KindOther, words: "the following link|the link below|the following url|" +
 		"the url below|folgenden link|den link unten|le lien suivant|le lien ci-dessous|el siguiente enlace|" +
 		"el enlace de abajo|o seguinte link|o link abaixo|il seguente link|il link qui sotto"},
+	{class: lkAction, weight: 0.5, kind: KindOther, words: "link is valid|link is only valid|valid for one hour|" +
+		"link expires|link will expire|expires in|will expire in|der link ist|link ist gültig|le lien est valable|" +
+		"el enlace caduca|el enlace es válido|o link expira|il link scade"},
 	{class: lkAction, weight: 0.3, kind: KindOther, words: "continue|click here|continuar|weiter|continuer|" +
 		"get started|open|haga clic aquí|hier klicken|cliquez ici|clique aqui|clicca qui"},
 	{class: lkAgainst, weight: 0.7, words: "view it|view them|view the|to view|view on|view in|view more|" +

@@ -111,6 +111,11 @@ func TestBestLink(t *testing.T) {
 			"https://a.test/#/VE/Xb3kQ9vL2mTz7RcN0pWfH5dJ8sY1aE4u$MTc2NDc3", extract.KindOther},
 		{"markdown link text is a url of its own", extract.Message{Text: "Verify your address: [https://a.test/verify/7Qx2Kq9](https://a.test/verify/7Qx2Kq9)\n"},
 			"https://a.test/verify/7Qx2Kq9", extract.KindVerify},
+		// Blind batches 24-25 (OpenCart, OpenEMR).
+		{"a pipe inside a url", extract.Message{Text: "To reset your password click on the link below:\n\nhttps://a.test/index.php?route=account/forgotten|reset&code=Xq7mK2pR9vLw4TzB8nHc\n"},
+			"https://a.test/index.php?route=account/forgotten|reset&code=Xq7mK2pR9vLw4TzB8nHc", extract.KindReset},
+		{"a link said to expire", extract.Message{HTML: `<p>Below link is only valid for one hour.</p><p><a href="https://a.test/portal?forward=0078D1O7R8pSbPQnSwzB0T01yIa%2FxMnhwLlyVxigbZD&amp;site=default">https://a.test/portal?forward=0078D1O7R8pSbPQnSwzB0T01yIa%2FxMnhwLlyVxigbZD&amp;site=default</a></p>`, Text: "Below link is only valid for one hour.\nhttps://a.test/portal?forward=0078D1O7R8pSbPQnSwzB0T01yIa%2FxMnhwLlyVxigbZD&site=default\n\nBookmark for future logins: https://a.test/portal\n"},
+			"https://a.test/portal?forward=0078D1O7R8pSbPQnSwzB0T01yIa%2FxMnhwLlyVxigbZD&site=default", extract.KindOther},
 		{"navigation query names no request", htmlMsg(`<a href="https://a.test/verify?lang=de&amp;utm_source=mail">Verify</a>`), "", ""},
 		{"short query value names a request", htmlMsg(`<a href="https://a.test/confirm?t=abcd">Confirm</a>`), "https://a.test/confirm?t=abcd", extract.KindConfirm},
 		{"footer word in a nested url", htmlMsg(`<a href="https://a.test/verify?t=1&amp;next=https%3A%2F%2Fa.test%2Fprivacy">Verify</a>`), "https://a.test/verify?t=1&next=https%3A%2F%2Fa.test%2Fprivacy", extract.KindVerify},

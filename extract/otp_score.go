@@ -23,6 +23,7 @@ const (
 	wAlone       = 0.8 // alone in a block, cell or line
 	wHash        = 2.5 // penalty for a '#' right before ("#100234")
 	wRepeated    = 0.3 // the same code in the subject and the body
+	wCasedAlone  = 0.8 // a short mixed-case code alone on its line: half its shape penalty back
 
 	windowBefore = 70  // reading distance over which a keyword fades out
 	windowIntro  = 140 // ... for a code that stands alone, introduced by the paragraph before it
@@ -55,6 +56,9 @@ func (v *textView) scoreOf(c candidate, code string, subject float64) (float64, 
 		return 0, false
 	}
 	s := shapeScore(c, code) + before + after + prom
+	if c.cased && c.size < 8 && prom > 0 {
+		s += wCasedAlone // "hT7x2Q" alone under "enter the security code": no product name stands so
+	}
 	if v.from != fromSubject {
 		s += subject
 	}

@@ -51,6 +51,9 @@ func TestBestOTP(t *testing.T) {
 		{"long token alone on its line", extract.Message{Text: "Copy and paste the code shown below to verify your identity.\n\n**`Qm7vT2xKp9RzL4wNb8Hc`**\n\nRegards"}, "Qm7vT2xKp9RzL4wNb8Hc", "Qm7vT2xKp9RzL4wNb8Hc"},
 		{"seconds are no code", extract.Message{Text: "One of your emergency codes has been armed.\n\nThe code will grant access to your account in:\n86400 sec\n"}, "", ""},
 		{"a temporary password is no code", extract.Message{Text: "Someone requested a new password.\n\nUsername: Jane\nTemporary password: 7kq2mzr9xw\n"}, "", ""},
+		// OpenCart's security code: short, mixed case, alone on its line.
+		{"short mixed case code alone", extract.Message{Text: "You must enter the security code in the admin security check.\n\nhT7x2Q\n\nIP: 198.51.100.23\n"}, "hT7x2Q", "hT7x2Q"},
+		{"short mixed case name inline", extract.Message{Text: "Your code must run on iOS17x and WiFi6E devices."}, "", ""},
 		// Firezone's sign-in token, Joomla's reset code.
 		{"sign-in token", extract.Message{Subject: "Firezone sign in token", Text: "Copy and paste the following token into the Sign In form\n\nk7mdtq\n\nor click on the link."}, "k7mdtq", "k7mdtq"},
 		{"long token bound by its keyword", extract.Message{Text: "To reset your password, submit this verification code.\n\nThe verification code is 9f3b7c1e5a2d48f6b0c4e8a1d7f5b3c9\n"}, "9f3b7c1e5a2d48f6b0c4e8a1d7f5b3c9", "9f3b7c1e5a2d48f6b0c4e8a1d7f5b3c9"},

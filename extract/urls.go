@@ -77,7 +77,7 @@ func urlAt(s string, i int) (textURL, bool) {
 	inSquare := i > 0 && s[i-1] == '[' // Markdown's "[https://…](https://…)": the text ends at ']'
 	for end < len(s) {
 		r, size := utf8.DecodeRuneInString(s[end:])
-		if endsURL(r) || inSquare && r == ']' {
+		if endsURL(r) && !(r == '|' && midURL(s, end+size)) || inSquare && r == ']' {
 			break
 		}
 		end += size
@@ -116,6 +116,17 @@ func onlyWrapSpace(s string) bool {
 		}
 	}
 	return true
+}
+
+// midURL reports a URL character at s[i]: a '|' before it is inside the
+// URL (OpenCart's "route=account/forgotten|reset&…"), not a separator
+// ("https://a.test | Help").
+func midURL(s string, i int) bool {
+	if i >= len(s) {
+		return false
+	}
+	r, _ := utf8.DecodeRuneInString(s[i:])
+	return !endsURL(r) && r < unicode.MaxASCII
 }
 
 // endsURL reports runes that cannot be part of a URL in running text.
