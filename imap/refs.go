@@ -57,9 +57,12 @@ func (r Ref) ID() string { return fmt.Sprintf("msg_%d_%d", r.Validity, r.UID) }
 func ParseID(s string) (r Ref, ok bool) {
 	rest, found := strings.CutPrefix(s, "msg_")
 	vs, us, found2 := strings.Cut(rest, "_")
+	if !found || !found2 {
+		return Ref{}, false // no parse of what cannot be an id: a failed ParseUint allocates its error
+	}
 	v, err1 := strconv.ParseUint(vs, 10, 32)
 	u, err2 := strconv.ParseUint(us, 10, 32)
-	if !found || !found2 || err1 != nil || err2 != nil || v == 0 {
+	if err1 != nil || err2 != nil || v == 0 {
 		return Ref{}, false
 	}
 	return Ref{UID: uint32(u), Validity: uint32(v)}, true
