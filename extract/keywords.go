@@ -62,6 +62,8 @@ var otpKeywords = []kwGroup{
 	{class: kwCode, weight: 0.6, words: "verify|sign in|sign-in|log in|log-in|login|authenticate|authentication|verificar|" +
 		"iniciar sesión|anmelden|anmeldung|bestätigen|vérifier|connexion|se connecter|entrar|acessar|accedi|" +
 		"enter|introduce|ingresa|eingeben|saisissez|digite|insira|inserisci"},
+	{class: kwCode, weight: 0.9, words: "reset token|password reset token|your reset token|votre jeton|jeton de réinitialisation|" +
+		"リセット用のトークン|パスワードリセット用のトークン|token de restablecimiento|token de redefinição"},
 	{class: kwCode, weight: 0.5, words: "expires|expire|expira|expiran|caduca|gültig|valid for|valable|válido|valido|有效|유효"},
 	{class: kwOther, weight: 1, words: "temporary password|contraseña temporal|mot de passe temporaire|" +
 		"senha temporária|temporäres passwort|order|order number|order no|invoice|inv|receipt|reference|ref|ticket|case|claim|tracking|" +

@@ -25,6 +25,7 @@ var linkKeywords = []kwGroup{
 	{class: lkAction, weight: 1, kind: KindVerify, words: "verify|verification|verify email|verify my email|" +
 		"validate|activate|activation|activate account|verificar|verificación|validar|activar|verifizieren|" +
 		"aktivieren|freischalten|vérifier|valider|activer|ativar|verificação|verifica|attiva|convalida"},
+	{class: lkAction, weight: 0.8, kind: KindConfirm, words: "subscribe me|yes, subscribe me|abonniere mich|inscrivez-moi|suscríbeme"},
 	{class: lkAction, weight: 1, kind: KindConfirm, words: "confirm|confirmation|confirmar|confirmer|conferma|" +
 		"bestätigen|bestätigung|~bestätigen"},
 	{class: lkAction, weight: 1, kind: KindLogin, words: "log in|login|log-in|sign in|sign-in|signin|log me in|" +

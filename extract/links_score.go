@@ -436,6 +436,9 @@ func idLike(p string) bool {
 	if strings.ContainsAny(p, "0123456789") {
 		return !routeWord(p)
 	}
+	if randomCase(p) {
+		return true // Mailtrain's ".../subscribe/QwRtYuKpLm"
+	}
 	if len(p) < minOpaque {
 		return false
 	}
@@ -449,6 +452,24 @@ func idLike(p string) bool {
 		}
 	}
 	return false
+}
+
+// randomCase reports a segment of 8 letters or more with three capitals
+// or more and three small letters or more: a key in letters only, where
+// a camel-case name ("changePassword") has one or two capitals.
+func randomCase(p string) bool {
+	upper, lower := 0, 0
+	for _, r := range p {
+		switch {
+		case r >= 'A' && r <= 'Z':
+			upper++
+		case r >= 'a' && r <= 'z':
+			lower++
+		default:
+			return false
+		}
+	}
+	return upper+lower >= 8 && upper >= 3 && lower >= 3
 }
 
 // routeWord reports the segments with digits that name a route, not a
@@ -482,7 +503,7 @@ func navigationParam(k string) bool {
 	case "lang", "locale", "hl", "language", "next", "redirect", "redirect_to", "redirect_uri", "return",
 		"return_to", "returnto", "returnurl", "continue", "ref", "source", "src", "from", "tab", "view",
 		"page", "sort", "order", "filter", "q", "theme", "mode", "section", "campaign", "medium",
-		"action", "do", "cmd", "op", "route", "controller", "module", "task", "option", "layout":
+		"action", "do", "cmd", "op", "route", "controller", "module", "task", "option", "layout", "site":
 		return true
 	}
 	return false

@@ -116,6 +116,10 @@ func TestBestLink(t *testing.T) {
 			"https://a.test/index.php?route=account/forgotten|reset&code=Xq7mK2pR9vLw4TzB8nHc", extract.KindReset},
 		{"a link said to expire", extract.Message{HTML: `<p>Below link is only valid for one hour.</p><p><a href="https://a.test/portal?forward=0078D1O7R8pSbPQnSwzB0T01yIa%2FxMnhwLlyVxigbZD&amp;site=default">https://a.test/portal?forward=0078D1O7R8pSbPQnSwzB0T01yIa%2FxMnhwLlyVxigbZD&amp;site=default</a></p>`, Text: "Below link is only valid for one hour.\nhttps://a.test/portal?forward=0078D1O7R8pSbPQnSwzB0T01yIa%2FxMnhwLlyVxigbZD&site=default\n\nBookmark for future logins: https://a.test/portal\n"},
 			"https://a.test/portal?forward=0078D1O7R8pSbPQnSwzB0T01yIa%2FxMnhwLlyVxigbZD&site=default", extract.KindOther},
+		// Blind batches 26-27 (Mailtrain, Aimeos).
+		{"a key of letters in random case", extract.Message{Text: "Please Confirm Subscription\n\nYes, subscribe me to this list: https://a.test/subscription/confirm/subscribe/QwRtYuKpLm?locale=en-US\n"},
+			"https://a.test/subscription/confirm/subscribe/QwRtYuKpLm?locale=en-US", extract.KindConfirm},
+		{"site= chooses a page", htmlMsg(`<p>Your account has been created.</p><a href="https://a.test/profile?site=default&amp;locale=en">Login</a>`), "", ""},
 		{"navigation query names no request", htmlMsg(`<a href="https://a.test/verify?lang=de&amp;utm_source=mail">Verify</a>`), "", ""},
 		{"short query value names a request", htmlMsg(`<a href="https://a.test/confirm?t=abcd">Confirm</a>`), "https://a.test/confirm?t=abcd", extract.KindConfirm},
 		{"footer word in a nested url", htmlMsg(`<a href="https://a.test/verify?t=1&amp;next=https%3A%2F%2Fa.test%2Fprivacy">Verify</a>`), "https://a.test/verify?t=1&next=https%3A%2F%2Fa.test%2Fprivacy", extract.KindVerify},

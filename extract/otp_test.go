@@ -54,6 +54,9 @@ func TestBestOTP(t *testing.T) {
 		// OpenCart's security code: short, mixed case, alone on its line.
 		{"short mixed case code alone", extract.Message{Text: "You must enter the security code in the admin security check.\n\nhT7x2Q\n\nIP: 198.51.100.23\n"}, "hT7x2Q", "hT7x2Q"},
 		{"short mixed case name inline", extract.Message{Text: "Your code must run on iOS17x and WiFi6E devices."}, "", ""},
+		// Self Service Password's code, mailed to an SMS gateway.
+		{"password reset token", extract.Message{Subject: "Provider code", Text: "Your password reset token is: 482913\r\n"}, "482913", "482913"},
+		{"a spent token", extract.Message{Subject: "Token cancelled", Text: "A token was cancelled from 203.0.113.9. Token: mB4zR8vT1c\n"}, "", ""},
 		// Firezone's sign-in token, Joomla's reset code.
 		{"sign-in token", extract.Message{Subject: "Firezone sign in token", Text: "Copy and paste the following token into the Sign In form\n\nk7mdtq\n\nor click on the link."}, "k7mdtq", "k7mdtq"},
 		{"long token bound by its keyword", extract.Message{Text: "To reset your password, submit this verification code.\n\nThe verification code is 9f3b7c1e5a2d48f6b0c4e8a1d7f5b3c9\n"}, "9f3b7c1e5a2d48f6b0c4e8a1d7f5b3c9", "9f3b7c1e5a2d48f6b0c4e8a1d7f5b3c9"},
