@@ -3,6 +3,7 @@ package imap
 import (
 	"context"
 	"fmt"
+	"github.com/email-mcp/email-mcp/message"
 	"strings"
 	"unicode"
 )
@@ -55,15 +56,7 @@ func refuse(format string, args ...any) error {
 }
 
 func missingFolder(what, name string) error {
-	return &FolderRefusal{NotFound: true, Msg: fmt.Sprintf("%s %q does not exist (list_folders shows the names)", what, cut(name, 200))}
-}
-
-// cut shortens s to n bytes for an error message.
-func cut(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return s[:n] + "…"
+	return &FolderRefusal{NotFound: true, Msg: fmt.Sprintf("%s %q does not exist (list_folders shows the names)", what, message.Truncate(name, 200))}
 }
 
 // SameFolder compares folder names, INBOX without case (RFC 3501 5.1).
@@ -99,7 +92,7 @@ func (c *Client) CreateUserFolder(ctx context.Context, name, parent string) (Fol
 		case p == nil:
 			return Folder{}, missingFolder("parent folder", parent)
 		case p.Delimiter == "":
-			return Folder{}, refuse("this server has no folder hierarchy: create %q without parent", cut(name, 200))
+			return Folder{}, refuse("this server has no folder hierarchy: create %q without parent", message.Truncate(name, 200))
 		}
 		delim, full = p.Delimiter, p.Name+p.Delimiter+name
 	}
@@ -136,7 +129,7 @@ func (c *Client) RenameUserFolder(ctx context.Context, from, to string) (string,
 		return "", refuse("folder %q exists already", g.Name)
 	}
 	if delim != "" && strings.HasPrefix(to, f.Name+delim) {
-		return "", refuse("a folder cannot move inside itself (%q is under %q)", cut(to, 200), f.Name)
+		return "", refuse("a folder cannot move inside itself (%q is under %q)", message.Truncate(to, 200), f.Name)
 	}
 	return f.Name, InFolder(c.RenameFolder(ctx, f.Name, to), f.Name)
 }
@@ -222,11 +215,11 @@ func checkNewName(name, arg, delim string) error {
 	case len(name) > MaxFolderName:
 		return refuse("%s is longer than %d bytes", arg, MaxFolderName)
 	case strings.ContainsFunc(name, func(r rune) bool { return unicode.IsControl(r) || r == '*' || r == '%' || r == '\uFFFD' }):
-		return refuse("%s %q has a character folder names cannot hold (control characters, * or %%)", arg, cut(name, 80))
+		return refuse("%s %q has a character folder names cannot hold (control characters, * or %%)", arg, message.Truncate(name, 80))
 	case strings.TrimSpace(name) != name:
-		return refuse("%s %q starts or ends with a space", arg, cut(name, 80))
+		return refuse("%s %q starts or ends with a space", arg, message.Truncate(name, 80))
 	case delim != "" && (strings.HasPrefix(name, delim) || strings.HasSuffix(name, delim) || strings.Contains(name, delim+delim)):
-		return refuse("%s %q has an empty level: %q separates levels on this server", arg, cut(name, 80), delim)
+		return refuse("%s %q has an empty level: %q separates levels on this server", arg, message.Truncate(name, 80), delim)
 	}
 	return nil
 }

@@ -2,6 +2,7 @@ package inbox
 
 import (
 	"context"
+	"github.com/email-mcp/email-mcp/message"
 	"time"
 
 	"github.com/email-mcp/email-mcp/imap"
@@ -58,7 +59,7 @@ func (ib *Inboxes) pinCutoff(ctx context.Context, since Since, start time.Time) 
 		return c, nil
 	case sinceID:
 		if since.validity != validity || since.uid >= next {
-			return cutoff{}, invalid("since %q is not a message id of this inbox's folder (it may be from before the folder was recreated)", truncate(since.raw, 60))
+			return cutoff{}, invalid("since %q is not a message id of this inbox's folder (it may be from before the folder was recreated)", message.Truncate(since.raw, 60))
 		}
 		c.afterUID = since.uid
 		return c, nil

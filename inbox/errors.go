@@ -3,6 +3,7 @@ package inbox
 import (
 	"errors"
 	"fmt"
+	"github.com/email-mcp/email-mcp/message"
 	"time"
 
 	"github.com/email-mcp/email-mcp/imap"
@@ -63,15 +64,8 @@ func invalid(format string, args ...any) *Error {
 
 // notFound is the error for a well-formed inbox id that names no inbox.
 func notFound(id string) *Error {
-	return &Error{Kind: NotFound, Msg: fmt.Sprintf("there is no test inbox %q (never created, or deleted): create one with create_inbox; list_inboxes lists them", truncate(id, 80))}
+	return &Error{Kind: NotFound, Msg: fmt.Sprintf("there is no test inbox %q (never created, or deleted): create one with create_inbox; list_inboxes lists them", message.Truncate(id, 80))}
 }
 
 // isMissing reports a folder that does not exist.
 func isMissing(err error) bool { return errors.Is(err, imap.ErrFolderNotFound) }
-
-func truncate(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return s[:n] + "…"
-}

@@ -20,6 +20,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"github.com/email-mcp/email-mcp/message"
 	"io"
 	"regexp"
 	"strings"
@@ -179,10 +180,10 @@ func (ib *Inboxes) parseID(id string) (Inbox, error) {
 		if tag := ib.tagOf(id); tagPattern.MatchString(tag) && ib.address(tag) == id {
 			return Inbox{tag, id}, nil
 		}
-		return Inbox{}, invalid("%q is not an address of this account's test inboxes", truncate(id, 80))
+		return Inbox{}, invalid("%q is not an address of this account's test inboxes", message.Truncate(id, 80))
 	}
 	if !tagPattern.MatchString(id) {
-		return Inbox{}, invalid("inbox_id %q is not valid: use the inbox_id create_inbox returned", truncate(id, 80))
+		return Inbox{}, invalid("inbox_id %q is not valid: use the inbox_id create_inbox returned", message.Truncate(id, 80))
 	}
 	return Inbox{id, ib.address(id)}, nil
 }

@@ -21,15 +21,23 @@ import (
 // Dovecot on the tier).
 func newInboxes(t *testing.T) (*inbox.Inboxes, *mailtest.Account) {
 	t.Helper()
+	return newInboxesOver(t, 0, func(c *imap.Client) inbox.Store { return c })
+}
+
+// newInboxesOver is newInboxes over the store wrap makes of the account's
+// client, whose watcher polls every activePoll while someone waits (0:
+// the default).
+func newInboxesOver(t *testing.T, activePoll time.Duration, wrap func(*imap.Client) inbox.Store) (*inbox.Inboxes, *mailtest.Account) {
+	t.Helper()
 	acct := mailtest.NewAccount(t)
 	mail := imap.New(imap.Options{Host: acct.Host, Port: acct.Port, Username: acct.Username, Password: acct.Password,
-		Security: imap.SecurityPlain, PoolSize: 2})
+		Security: imap.SecurityPlain, PoolSize: 2, ActivePoll: activePoll})
 	t.Cleanup(func() { _ = mail.Close() })
 	base := acct.Username
 	if !strings.Contains(base, "@") {
 		base += "@example.test"
 	}
-	return inbox.New(mail, inbox.Options{Address: base, WaitMax: 30 * time.Second}), acct
+	return inbox.New(wrap(mail), inbox.Options{Address: base, WaitMax: 30 * time.Second}), acct
 }
 
 func deliver(t *testing.T, acct *mailtest.Account, to, subject, body string) uint32 {

@@ -2,6 +2,7 @@ package inbox
 
 import (
 	"encoding/json"
+	"github.com/email-mcp/email-mcp/message"
 	"math"
 	"sort"
 	"strconv"
@@ -109,9 +110,9 @@ func sinceNumber(n float64, text string, now time.Time) (Since, error) {
 	case n == 0:
 		return Since{kind: sinceAll, raw: text}, nil
 	case n < 0 || math.IsNaN(n) || math.IsInf(n, 0):
-		return Since{}, sinceArgError("since %s is negative: give 0 for everything, unix seconds, RFC 3339 or a message id", truncate(text, 40))
+		return Since{}, sinceArgError("since %s is negative: give 0 for everything, unix seconds, RFC 3339 or a message id", message.Truncate(text, 40))
 	case n >= 1e15: // beyond any date as milliseconds (year 33658)
-		return Since{}, sinceArgError("since %s is too large for unix seconds or milliseconds", truncate(text, 40))
+		return Since{}, sinceArgError("since %s is too large for unix seconds or milliseconds", message.Truncate(text, 40))
 	case n >= millisFrom:
 		sec, frac := math.Modf(n / 1000)
 		return sinceAt(time.Unix(int64(sec), int64(frac*1e9)), text, now)
@@ -124,11 +125,11 @@ func sinceNumber(n float64, text string, now time.Time) (Since, error) {
 // that IMAP's SEARCH cannot take, or that no mail will reach).
 func sinceAt(t time.Time, text string, now time.Time) (Since, error) {
 	if t.Before(time.Unix(0, 0)) {
-		return Since{}, sinceArgError("since %q is before 1970: give 0 for everything already in the inbox", truncate(text, 40))
+		return Since{}, sinceArgError("since %q is before 1970: give 0 for everything already in the inbox", message.Truncate(text, 40))
 	}
 	if t.After(now.Add(sinceFuture)) {
 		return Since{}, sinceArgError("since %q is in the future (%s; the server's clock says %s): give a past time, 0, or a message id",
-			truncate(text, 40), t.UTC().Format(time.RFC3339), now.UTC().Format(time.RFC3339))
+			message.Truncate(text, 40), t.UTC().Format(time.RFC3339), now.UTC().Format(time.RFC3339))
 	}
 	return Since{kind: sinceTime, at: t, raw: text}, nil
 }
@@ -156,7 +157,7 @@ func sinceArgError(format string, args ...any) error {
 }
 
 func sinceError(got string) error {
-	return invalid("since must be 0 (everything), unix seconds or milliseconds, RFC 3339 (with or without zone), a date YYYY-MM-DD, or a message id msg_<uidvalidity>_<uid> (got %s)", truncate(got, 60))
+	return invalid("since must be 0 (everything), unix seconds or milliseconds, RFC 3339 (with or without zone), a date YYYY-MM-DD, or a message id msg_<uidvalidity>_<uid> (got %s)", message.Truncate(got, 60))
 }
 
 // arrivals remembers moments at which the folder's UIDNEXT was known: at

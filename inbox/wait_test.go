@@ -2,14 +2,12 @@ package inbox_test
 
 import (
 	"context"
-	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/email-mcp/email-mcp/imap"
 	"github.com/email-mcp/email-mcp/inbox"
-	"github.com/email-mcp/email-mcp/internal/mailtest"
 )
 
 // slowStore is an account whose next UIDNext, once held, does not reach
@@ -48,16 +46,8 @@ func (s *slowStore) UIDNext(ctx context.Context, folder string) (uint32, uint32,
 // seconds after the call, and one wait of 1,000 on Dovecot (scripts/bench
 // waiters1000) timed out with its mail in the folder.
 func TestWaitSeesMailThatArrivesBeforeItsCutoffIsPinned(t *testing.T) {
-	acct := mailtest.NewAccount(t)
-	mail := imap.New(imap.Options{Host: acct.Host, Port: acct.Port, Username: acct.Username, Password: acct.Password,
-		Security: imap.SecurityPlain, PoolSize: 2})
-	t.Cleanup(func() { _ = mail.Close() })
-	base := acct.Username
-	if !strings.Contains(base, "@") {
-		base += "@example.test"
-	}
-	store := &slowStore{Client: mail}
-	ib := inbox.New(store, inbox.Options{Address: base, WaitMax: 30 * time.Second})
+	var store *slowStore
+	ib, acct := newInboxesOver(t, 0, func(c *imap.Client) inbox.Store { store = &slowStore{Client: c}; return store })
 	ctx := context.Background()
 	in, err := ib.Create(ctx, "slow")
 	if err != nil {
@@ -108,16 +98,8 @@ func TestWaitSeesMailThatArrivesBeforeItsCutoffIsPinned(t *testing.T) {
 // meanwhile) takes the mail that arrived in a later second than the call's
 // start, before that read: its INTERNALDATE tells it came after the call.
 func TestWaitTakesMailOfALaterSecondBeforeItsCutoffIsPinned(t *testing.T) {
-	acct := mailtest.NewAccount(t)
-	mail := imap.New(imap.Options{Host: acct.Host, Port: acct.Port, Username: acct.Username, Password: acct.Password,
-		Security: imap.SecurityPlain, PoolSize: 2})
-	t.Cleanup(func() { _ = mail.Close() })
-	base := acct.Username
-	if !strings.Contains(base, "@") {
-		base += "@example.test"
-	}
-	store := &slowStore{Client: mail}
-	ib := inbox.New(store, inbox.Options{Address: base, WaitMax: 30 * time.Second})
+	var store *slowStore
+	ib, acct := newInboxesOver(t, 0, func(c *imap.Client) inbox.Store { store = &slowStore{Client: c}; return store })
 	ctx := context.Background()
 	in, err := ib.Create(ctx, "lone")
 	if err != nil {
@@ -159,27 +141,19 @@ func TestWaitTakesMailOfALaterSecondBeforeItsCutoffIsPinned(t *testing.T) {
 // call's own second, before that read, when the folder's watcher (polling
 // for another waiter) had checked the folder after the call started.
 func TestWaitTakesMailTheWatcherSawArriveAfterItsStart(t *testing.T) {
-	acct := mailtest.NewAccount(t)
-	mail := imap.New(imap.Options{Host: acct.Host, Port: acct.Port, Username: acct.Username, Password: acct.Password,
-		Security: imap.SecurityPlain, PoolSize: 2, ActivePoll: 10 * time.Millisecond})
-	t.Cleanup(func() { _ = mail.Close() })
-	base := acct.Username
-	if !strings.Contains(base, "@") {
-		base += "@example.test"
-	}
-	store := &slowStore{Client: mail}
-	ib := inbox.New(store, inbox.Options{Address: base, WaitMax: 30 * time.Second})
+	var store *slowStore
+	ib, acct := newInboxesOver(t, 10*time.Millisecond, func(c *imap.Client) inbox.Store { store = &slowStore{Client: c}; return store })
 	ctx := context.Background()
 	in, err := ib.Create(ctx, "seen")
 	if err != nil {
 		t.Fatalf("Create() = %v, want nil", err)
 	}
 	deliver(t, acct, in.Address, "Before", "Your code is 111111.")
-	_, next, err := mail.UIDNext(ctx, "INBOX")
+	_, next, err := store.Client.UIDNext(ctx, "INBOX")
 	if err != nil {
 		t.Fatalf("UIDNext() = %v, want nil", err)
 	}
-	sub, err := mail.Subscribe(ctx, "INBOX", next-1) // another waiter
+	sub, err := store.Client.Subscribe(ctx, "INBOX", next-1) // another waiter
 	if err != nil {
 		t.Fatalf("Subscribe() = %v, want nil", err)
 	}
@@ -200,7 +174,7 @@ func TestWaitTakesMailTheWatcherSawArriveAfterItsStart(t *testing.T) {
 	<-held
 	started := time.Now()
 	for i := 0; i < 1000; i++ { // bounded: a NOOP every 10 ms
-		if _, n := mail.ArrivedAfter("INBOX", started); n != 0 {
+		if _, n := store.Client.ArrivedAfter("INBOX", started); n != 0 {
 			break
 		}
 		time.Sleep(time.Millisecond)

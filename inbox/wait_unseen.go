@@ -1,6 +1,7 @@
 package inbox
 
 import (
+	"slices"
 	"sort"
 	"sync"
 	"time"
@@ -36,14 +37,16 @@ func (u *unseen) add(asked time.Time, validity, next uint32) {
 			return
 		}
 	}
-	// n says more than the earlier moments with no lower UIDNEXT.
-	kept := make([]notYet, 0, len(u.list)+1)
+	// n says more than the earlier moments with no lower UIDNEXT: they go,
+	// in place (every wait adds one moment; none allocates a new list).
+	j := 0
 	for _, r := range u.list[:i] {
 		if r.validity != validity || r.next < next {
-			kept = append(kept, r)
+			u.list[j] = r
+			j++
 		}
 	}
-	u.list = append(append(kept, n), u.list[i:]...)
+	u.list = slices.Insert(slices.Delete(u.list, j, i), j, n)
 	if len(u.list) > maxUnseen {
 		u.list = append(u.list[:0], u.list[len(u.list)-maxUnseen:]...)
 	}

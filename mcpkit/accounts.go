@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/email-mcp/email-mcp/message"
 	"regexp"
 	"slices"
 
@@ -141,7 +142,7 @@ func (s *Server) route(ctx context.Context, sp *Spec, args map[string]any) (*Spe
 			return nil, "", InvalidArg("account must be a string (list_accounts shows the names)")
 		}
 		if !slices.ContainsFunc(mine, func(a Account) bool { return a.Name == str }) {
-			return nil, "", Errorf(CodeAccountNotFound, "no account %q (list_accounts shows yours)", Truncate(str, 40))
+			return nil, "", Errorf(CodeAccountNotFound, "no account %q (list_accounts shows yours)", message.Truncate(str, 40))
 		}
 		name = str
 	}

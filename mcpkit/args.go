@@ -137,7 +137,7 @@ func numericStrings(b []byte, dst any) ([]byte, *Error) {
 		}
 		t := strings.TrimSpace(str)
 		if !jsonNumber.MatchString(t) {
-			return nil, InvalidArg("argument %q must be %s (got %q)", name, jsonKind(kind.String()), Truncate(str, 40))
+			return nil, InvalidArg("argument %q must be %s (got %q)", name, jsonKind(kind.String()), message.Truncate(str, 40))
 		}
 		args[name], changed = json.RawMessage(t), true
 	}
@@ -279,7 +279,7 @@ func stringsOf(v reflect.Value) []string {
 func decodeError(err error) *Error {
 	var te *json.UnmarshalTypeError
 	if errors.As(err, &te) {
-		return InvalidArg("argument %q must be %s", Truncate(te.Field, 80), jsonKind(te.Type.Kind().String()))
+		return InvalidArg("argument %q must be %s", message.Truncate(te.Field, 80), jsonKind(te.Type.Kind().String()))
 	}
 	var ae *ArgError
 	if errors.As(err, &ae) {
@@ -287,7 +287,7 @@ func decodeError(err error) *Error {
 	}
 	msg := err.Error()
 	if name, ok := strings.CutPrefix(msg, "json: unknown field "); ok {
-		return InvalidArg("unknown argument %s", Truncate(name, 80))
+		return InvalidArg("unknown argument %s", message.Truncate(name, 80))
 	}
 	return InvalidArg("arguments could not be decoded")
 }
@@ -313,14 +313,6 @@ func jsonKind(goKind string) string {
 type ArgError struct{ Msg string }
 
 func (e *ArgError) Error() string { return e.Msg }
-
-// Truncate cuts s to n bytes and marks the cut with "…".
-func Truncate(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return s[:n] + "…"
-}
 
 // StringList is an argument that takes a JSON array of strings or, as the
 // seed's examples do for one recipient, a single string ("a@x.com"; commas

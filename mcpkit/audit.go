@@ -3,6 +3,7 @@ package mcpkit
 import (
 	"context"
 	"encoding/json"
+	"github.com/email-mcp/email-mcp/message"
 	"log/slog"
 )
 
@@ -50,7 +51,7 @@ func (s *Server) audit(ctx context.Context, sp *Spec, args map[string]any, resul
 	}
 	for _, name := range append([]string{"folder", "from_folder", "to_folder", "inbox_id"}, sp.FolderArgs...) {
 		if v, ok := args[name].(string); ok && v != "" {
-			attrs = append(attrs, slog.String(name, Truncate(v, maxAuditString)))
+			attrs = append(attrs, slog.String(name, message.Truncate(v, maxAuditString)))
 		}
 	}
 	if v, ok := args["uid"]; ok {
@@ -84,22 +85,22 @@ func (s *Server) audit(ctx context.Context, sp *Spec, args map[string]any, resul
 // appendResult adds the result fields that are set.
 func appendResult(attrs []slog.Attr, r auditResult) []slog.Attr {
 	if r.MessageID != "" {
-		attrs = append(attrs, slog.String("message_id", Truncate(r.MessageID, maxAuditString)))
+		attrs = append(attrs, slog.String("message_id", message.Truncate(r.MessageID, maxAuditString)))
 	}
 	if len(r.NewUID) > 0 && string(r.NewUID) != "null" {
-		attrs = append(attrs, slog.String("new_uid", Truncate(string(r.NewUID), maxAuditString)))
+		attrs = append(attrs, slog.String("new_uid", message.Truncate(string(r.NewUID), maxAuditString)))
 	}
 	if r.Accepted != nil || r.Rejected != nil {
 		attrs = append(attrs, slog.Int("accepted", len(r.Accepted)), slog.Int("rejected", len(r.Rejected)))
 	}
 	if r.FilePath != "" {
-		attrs = append(attrs, slog.String("file_path", Truncate(r.FilePath, maxAuditString)))
+		attrs = append(attrs, slog.String("file_path", message.Truncate(r.FilePath, maxAuditString)))
 	}
 	if r.InboxID != "" {
-		attrs = append(attrs, slog.String("inbox_id", Truncate(r.InboxID, maxAuditString)))
+		attrs = append(attrs, slog.String("inbox_id", message.Truncate(r.InboxID, maxAuditString)))
 	}
 	if r.DraftID != "" {
-		attrs = append(attrs, slog.String("new_draft_id", Truncate(r.DraftID, maxAuditString)))
+		attrs = append(attrs, slog.String("new_draft_id", message.Truncate(r.DraftID, maxAuditString)))
 	}
 	if r.Replayed {
 		attrs = append(attrs, slog.Bool("replayed", true))
@@ -132,7 +133,7 @@ const maxAuditString = 200
 // clipAny bounds a uid argument (a number or a string) for the log.
 func clipAny(v any) any {
 	if s, ok := v.(string); ok {
-		return Truncate(s, maxAuditString)
+		return message.Truncate(s, maxAuditString)
 	}
 	return v
 }

@@ -22,6 +22,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/email-mcp/email-mcp/message"
 	"log/slog"
 	"maps"
 	"math"
@@ -310,7 +311,7 @@ func (sp *Spec) undeclared(args map[string]any) error {
 	for name := range args {
 		if !sp.args[name] {
 			names := slices.Sorted(maps.Keys(sp.args))
-			return InvalidArg("unknown argument %q (%s takes: %s)", Truncate(name, 80), sp.Name, strings.Join(names, ", "))
+			return InvalidArg("unknown argument %q (%s takes: %s)", message.Truncate(name, 80), sp.Name, strings.Join(names, ", "))
 		}
 	}
 	return nil

@@ -70,6 +70,16 @@ func BoundBytes(s string, max int) (string, bool) {
 	return s[:i], true
 }
 
+// Truncate cuts s to at most n bytes at a character boundary and marks
+// the cut with "…": the one shortening of names and values quoted in
+// error messages and logs.
+func Truncate(s string, n int) string {
+	if t, cut := BoundBytes(s, n); cut {
+		return t + "…"
+	}
+	return s
+}
+
 // BoundList keeps the first max elements of l; total is len(l) when it cut,
 // else 0.
 func BoundList[T any](l []T, max int) (kept []T, total int) {

@@ -4,6 +4,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/email-mcp/email-mcp/message"
 )
@@ -68,6 +69,25 @@ func TestCutField(t *testing.T) {
 	for _, tt := range tests {
 		if got := string(message.CutField([]byte(tt.raw), tt.list)); got != tt.want {
 			t.Errorf("%s: CutField(%q) = %q, want %q", tt.name, tt.raw, got, tt.want)
+		}
+	}
+}
+
+// TestTruncate: names quoted in errors and logs are cut at a character
+// boundary, whatever the byte bound; the byte cut it replaced (in mcpkit,
+// inbox, outbox and imap) split "Ä" and wrote invalid UTF-8.
+func TestTruncate(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		n    int
+		want string
+	}{
+		{"Inbox", 10, "Inbox"}, {"Inbox", 5, "Inbox"}, {"Inboxes", 5, "Inbox…"},
+		{"ÄÄÄ", 3, "Ä…"}, {"ÄÄÄ", 1, "…"}, {"日本語フォルダ", 7, "日本…"}, {"", 0, ""},
+	} {
+		got := message.Truncate(tc.in, tc.n)
+		if got != tc.want || !utf8.ValidString(got) {
+			t.Errorf("Truncate(%q, %d) = %q, want %q", tc.in, tc.n, got, tc.want)
 		}
 	}
 }

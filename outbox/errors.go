@@ -103,11 +103,3 @@ func containsControl(s string) bool {
 	}
 	return false
 }
-
-// truncate cuts s to at most n bytes, marking the cut.
-func truncate(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return s[:n] + "…"
-}

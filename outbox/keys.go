@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/email-mcp/email-mcp/message"
 	"strings"
 	"sync"
 	"time"
@@ -206,7 +207,7 @@ func (l *sendLog) keyRecords(ctx context.Context, hash string) (claims []parsedR
 // replayOf answers a repeat with the first result of its key.
 func replayOf(tool string, r parsedRecord) (any, error) {
 	if used := r.header.Get(toolHeader); used != tool {
-		return nil, invalid("this idempotency_key was used by %s; choose another key for this %s", truncate(used, 40), tool)
+		return nil, invalid("this idempotency_key was used by %s; choose another key for this %s", message.Truncate(used, 40), tool)
 	}
 	raw, err := base64.StdEncoding.DecodeString(strings.Join(strings.Fields(string(r.body)), ""))
 	var stored struct {

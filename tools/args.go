@@ -2,6 +2,7 @@ package tools
 
 import (
 	"fmt"
+	"github.com/email-mcp/email-mcp/message"
 	"strconv"
 	"strings"
 
@@ -35,7 +36,7 @@ func (u *UID) UnmarshalJSON(b []byte) error {
 	}
 	f, err := strconv.ParseFloat(s, 64)
 	if err != nil || f != float64(uint32(f)) || f < 1 {
-		return &mcpkit.ArgError{Msg: fmt.Sprintf("uid must be a positive integer or a msg_<uidvalidity>_<uid> id (got %s)", mcpkit.Truncate(string(b), 40))}
+		return &mcpkit.ArgError{Msg: fmt.Sprintf("uid must be a positive integer or a msg_<uidvalidity>_<uid> id (got %s)", message.Truncate(string(b), 40))}
 	}
 	*u = UID{UID: uint32(f)}
 	return nil

@@ -107,7 +107,7 @@ func forwardSource(mail Mailbox, a forwardArgs) (folder, mode string, fs outbox.
 		mode = forwardInline
 	}
 	if mode != forwardInline && mode != forwardAttachment {
-		return "", "", nil, mcpkit.InvalidArg("mode must be inline or attachment (got %q)", mcpkit.Truncate(mode, 40))
+		return "", "", nil, mcpkit.InvalidArg("mode must be inline or attachment (got %q)", message.Truncate(mode, 40))
 	}
 	fs, ok := mail.(outbox.ForwardStore)
 	if !ok {

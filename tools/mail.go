@@ -81,5 +81,5 @@ func parseDateArg(s, name string) (time.Time, error) {
 	if t, err := time.Parse(time.RFC3339, s); err == nil {
 		return t, nil
 	}
-	return time.Time{}, mcpkit.InvalidArg("%s must be a date as YYYY-MM-DD or RFC 3339 (got %q)", name, mcpkit.Truncate(s, 40))
+	return time.Time{}, mcpkit.InvalidArg("%s must be a date as YYYY-MM-DD or RFC 3339 (got %q)", name, message.Truncate(s, 40))
 }

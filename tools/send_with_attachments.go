@@ -3,6 +3,7 @@ package tools
 import (
 	"context"
 	"errors"
+	"github.com/email-mcp/email-mcp/message"
 
 	"github.com/mark3labs/mcp-go/mcp"
 
@@ -103,4 +104,4 @@ func pathError(err error, p string) error {
 	return te
 }
 
-func quote(s string) string { return "\"" + mcpkit.Truncate(s, 200) + "\"" }
+func quote(s string) string { return "\"" + message.Truncate(s, 200) + "\"" }
